@@ -1,0 +1,337 @@
+package dev.outboxkit;
+
+import dev.outboxkit.internal.EventValidation;
+import dev.outboxkit.internal.TimeOrderedUuid;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * One event to publish: what happened ({@link #eventType()}) to which aggregate ({@link
+ * #aggregateType()}, {@link #aggregateId()}), with an opaque payload and string headers. Immutable
+ * and thread-safe.
+ *
+ * <pre>{@code
+ * OutboxEvent e = OutboxEvent.builder("Order", orderId, "OrderPlaced")
+ *     .payload("{\"total\": 42}")
+ *     .header("correlation-id", cid)
+ *     .build();
+ * }</pre>
+ *
+ * <p>The {@link #id()} is fixed when the event is built and travels unchanged with every delivery
+ * attempt, so consumers can deduplicate on it. Timestamps are kept at microsecond precision, the
+ * finest that every supported database stores.
+ */
+public final class OutboxEvent {
+
+  /** Content type of a payload given as text: {@value}. */
+  public static final String JSON = "application/json";
+
+  /** Longest accepted value of any identifier-like field (types, ids, destination): {@value}. */
+  public static final int MAX_FIELD_LENGTH = 255;
+
+  private final UUID id;
+  private final String aggregateType;
+  private final String aggregateId;
+  private final String eventType;
+  private final int schemaVersion;
+  private final String destination;
+  private final String tenant;
+  private final byte[] payload;
+  private final String contentType;
+  private final Map<String, String> headers;
+  private final Instant occurredAt;
+  private final Duration delay;
+  private final Instant expiresAt;
+
+  private OutboxEvent(Builder b) {
+    this.id = b.id != null ? b.id : TimeOrderedUuid.next(b.clock);
+    this.aggregateType = b.aggregateType;
+    this.aggregateId = b.aggregateId;
+    this.eventType = b.eventType;
+    this.schemaVersion = b.schemaVersion;
+    this.destination = b.destination;
+    this.tenant = b.tenant;
+    this.payload = b.payload;
+    this.contentType = b.contentType;
+    this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(b.headers));
+    this.occurredAt =
+        (b.occurredAt != null ? b.occurredAt : b.clock.instant()).truncatedTo(ChronoUnit.MICROS);
+    this.delay = b.delay;
+    this.expiresAt = b.expiresAt == null ? null : b.expiresAt.truncatedTo(ChronoUnit.MICROS);
+  }
+
+  /**
+   * Starts an event.
+   *
+   * @param aggregateType the kind of thing that changed, e.g. {@code "Order"}; also the default
+   *     routing key of the transports (topic, queue)
+   * @param aggregateId which one changed; events of one aggregate are published in append order
+   * @param eventType what happened, e.g. {@code "OrderPlaced"}
+   * @return a builder; call a {@code payload} method and {@link Builder#build()}
+   */
+  public static Builder builder(String aggregateType, String aggregateId, String eventType) {
+    return new Builder(aggregateType, aggregateId, eventType);
+  }
+
+  /** The event id: a time-ordered UUID (version 7) unless one was given. Stable across retries. */
+  public UUID id() {
+    return id;
+  }
+
+  /** The kind of aggregate that changed, e.g. {@code "Order"}. */
+  public String aggregateType() {
+    return aggregateType;
+  }
+
+  /** The id of the aggregate that changed; the ordering and partitioning key. */
+  public String aggregateId() {
+    return aggregateId;
+  }
+
+  /** What happened, e.g. {@code "OrderPlaced"}. */
+  public String eventType() {
+    return eventType;
+  }
+
+  /** Version of the payload's schema, so consumers can evolve; 1 unless set. */
+  public int schemaVersion() {
+    return schemaVersion;
+  }
+
+  /** Explicit destination (topic, queue, endpoint name), or empty to let the transport route. */
+  public Optional<String> destination() {
+    return Optional.ofNullable(destination);
+  }
+
+  /** Tenant of a multi-tenant application, or empty. Transports may route on it. */
+  public Optional<String> tenant() {
+    return Optional.ofNullable(tenant);
+  }
+
+  /** The payload bytes (a copy: the event stays immutable). */
+  public byte[] payload() {
+    return payload.clone();
+  }
+
+  /** Size of the payload in bytes, without copying it. */
+  public int payloadSize() {
+    return payload.length;
+  }
+
+  /** Content type of the payload; {@value #JSON} for a payload given as text. */
+  public String contentType() {
+    return contentType;
+  }
+
+  /** Free-form string headers, in insertion order; delivered as broker headers. Unmodifiable. */
+  public Map<String, String> headers() {
+    return headers;
+  }
+
+  /** When the event happened, at microsecond precision. */
+  public Instant occurredAt() {
+    return occurredAt;
+  }
+
+  /**
+   * How long after the appending transaction's database time the event becomes deliverable; zero
+   * for at once. An instruction to the writer, not stored as such (the table keeps the resulting
+   * {@code available_at}), so it is not part of {@link #equals(Object)}.
+   */
+  public Duration delay() {
+    return delay;
+  }
+
+  /** Instant after which the event is not worth sending any more (it becomes EXPIRED), or empty. */
+  public Optional<Instant> expiresAt() {
+    return Optional.ofNullable(expiresAt);
+  }
+
+  /** Equal when every stored field is equal (payloads compared by content); ignores delay. */
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof OutboxEvent)) {
+      return false;
+    }
+    OutboxEvent e = (OutboxEvent) o;
+    return id.equals(e.id)
+        && aggregateType.equals(e.aggregateType)
+        && aggregateId.equals(e.aggregateId)
+        && eventType.equals(e.eventType)
+        && schemaVersion == e.schemaVersion
+        && Objects.equals(destination, e.destination)
+        && Objects.equals(tenant, e.tenant)
+        && Arrays.equals(payload, e.payload)
+        && contentType.equals(e.contentType)
+        && headers.equals(e.headers)
+        && occurredAt.equals(e.occurredAt)
+        && Objects.equals(expiresAt, e.expiresAt);
+  }
+
+  @Override
+  public int hashCode() {
+    return id.hashCode();
+  }
+
+  /** Identifies the event for logs; never includes the payload or header values. */
+  @Override
+  public String toString() {
+    return "OutboxEvent[id="
+        + id
+        + ", aggregate="
+        + aggregateType
+        + "/"
+        + aggregateId
+        + ", type="
+        + eventType
+        + ", payloadBytes="
+        + payload.length
+        + "]";
+  }
+
+  /** Builds an {@link OutboxEvent}; every setter validates at once and names what to fix. */
+  public static final class Builder {
+    private final String aggregateType;
+    private final String aggregateId;
+    private final String eventType;
+    private UUID id;
+    private int schemaVersion = 1;
+    private String destination;
+    private String tenant;
+    private byte[] payload;
+    private String contentType;
+    private final Map<String, String> headers = new LinkedHashMap<>();
+    private Clock clock = Clock.systemUTC();
+    private Instant occurredAt;
+    private Duration delay = Duration.ZERO;
+    private Instant expiresAt;
+
+    private Builder(String aggregateType, String aggregateId, String eventType) {
+      this.aggregateType = EventValidation.name("aggregateType", aggregateType);
+      this.aggregateId = EventValidation.name("aggregateId", aggregateId);
+      this.eventType = EventValidation.name("eventType", eventType);
+    }
+
+    /** Uses this id instead of a generated one, e.g. to make appends idempotent. */
+    public Builder id(UUID id) {
+      this.id = EventValidation.required("id", id);
+      return this;
+    }
+
+    /** Sets a text payload, stored as UTF-8 with content type {@value OutboxEvent#JSON}. */
+    public Builder payload(String json) {
+      EventValidation.required("payload", json);
+      return payload(json.getBytes(StandardCharsets.UTF_8), JSON);
+    }
+
+    /**
+     * Sets a binary payload.
+     *
+     * @param bytes the payload, copied; may be empty but not null
+     * @param contentType its media type, e.g. {@code "application/avro"}
+     */
+    public Builder payload(byte[] bytes, String contentType) {
+      this.payload = EventValidation.required("payload", bytes).clone();
+      this.contentType = EventValidation.name("contentType", contentType);
+      return this;
+    }
+
+    /**
+     * Adds a header, delivered as a broker header (Kafka header, JMS property, HTTP header).
+     *
+     * @param name an HTTP token: letters, digits and {@code !#$%&'*+-.^_`|~}
+     * @param value any text without line breaks or NUL
+     */
+    public Builder header(String name, String value) {
+      headers.put(EventValidation.headerName(name), EventValidation.headerValue(name, value));
+      return this;
+    }
+
+    /** Adds every entry as by {@link #header(String, String)}. */
+    public Builder headers(Map<String, String> headers) {
+      EventValidation.required("headers", headers).forEach(this::header);
+      return this;
+    }
+
+    /** Routes the event to this destination (topic, queue, endpoint name). */
+    public Builder destination(String destination) {
+      this.destination = EventValidation.name("destination", destination);
+      return this;
+    }
+
+    /** Tags the event with a tenant, for routing in multi-tenant applications. */
+    public Builder tenant(String tenant) {
+      this.tenant = EventValidation.name("tenant", tenant);
+      return this;
+    }
+
+    /** Sets the payload schema version (at least 1). */
+    public Builder schemaVersion(int schemaVersion) {
+      if (schemaVersion < 1) {
+        throw new InvalidEventException(
+            "schemaVersion", "schemaVersion must be 1 or more, was " + schemaVersion);
+      }
+      this.schemaVersion = schemaVersion;
+      return this;
+    }
+
+    /** Sets when the event happened; defaults to the clock's now. */
+    public Builder occurredAt(Instant occurredAt) {
+      this.occurredAt = EventValidation.required("occurredAt", occurredAt);
+      return this;
+    }
+
+    /** Clock for the default {@link #occurredAt} and for the generated id's time part. */
+    public Builder clock(Clock clock) {
+      this.clock = EventValidation.required("clock", clock);
+      return this;
+    }
+
+    /**
+     * Holds the event back for this long after the appending transaction's database time, e.g. for
+     * a reminder; zero (the default) delivers at once.
+     */
+    public Builder delay(Duration delay) {
+      EventValidation.required("delay", delay);
+      if (delay.isNegative()) {
+        throw new InvalidEventException("delay", "delay must not be negative, was " + delay);
+      }
+      this.delay = delay;
+      return this;
+    }
+
+    /** Gives up on the event after this instant: it becomes EXPIRED instead of being sent. */
+    public Builder expiresAt(Instant expiresAt) {
+      this.expiresAt = EventValidation.required("expiresAt", expiresAt);
+      return this;
+    }
+
+    /**
+     * Builds the event.
+     *
+     * @throws InvalidEventException if no payload was set
+     */
+    public OutboxEvent build() {
+      if (payload == null) {
+        throw new InvalidEventException(
+            "payload",
+            "payload is required: call payload(json) or payload(bytes, contentType)"
+                + " (an empty byte array is allowed)");
+      }
+      return new OutboxEvent(this);
+    }
+  }
+}

@@ -1,0 +1,130 @@
+package dev.outboxkit;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What a {@link Transport} made of one message. Immutable.
+ *
+ * <ul>
+ *   <li>{@link #delivered()}: the broker or endpoint confirmed it; the event is done.
+ *   <li>{@link #retry(String, Duration)}: this event failed in a way that may pass; try it again
+ *       later. Counts against the event's attempt budget.
+ *   <li>{@link #reject(String)}: this event can never be delivered as it is (too large, refused by
+ *       the endpoint); quarantine it as DEAD with the reason, for an operator to replay or discard.
+ *   <li>{@link #unavailable(String)}: the transport as a whole is down (broker unreachable). The
+ *       event's attempt is not charged; the relay backs off and tries again later.
+ * </ul>
+ */
+public final class SendResult {
+
+  /** The kind of outcome. */
+  public enum Status {
+    /** Confirmed by the broker or endpoint. */
+    DELIVERED,
+    /** Event-specific failure that may pass; charged against the attempt budget. */
+    RETRY,
+    /** Event-specific permanent failure; the event is quarantined. */
+    REJECT,
+    /** Transport-wide outage; nothing charged. */
+    UNAVAILABLE
+  }
+
+  private static final SendResult DELIVERED = new SendResult(Status.DELIVERED, null, null);
+
+  private final Status status;
+  private final String reason;
+  private final Duration retryAfter;
+
+  private SendResult(Status status, String reason, Duration retryAfter) {
+    this.status = status;
+    this.reason = reason;
+    this.retryAfter = retryAfter;
+  }
+
+  /** The broker or endpoint confirmed the message. */
+  public static SendResult delivered() {
+    return DELIVERED;
+  }
+
+  /**
+   * This event failed in a way that may pass.
+   *
+   * @param reason why, for the event's {@code last_error}; must not contain payload or secrets
+   * @param after how long to wait before the next attempt (e.g. from a {@code Retry-After} header),
+   *     or null to let the relay's backoff decide
+   */
+  public static SendResult retry(String reason, Duration after) {
+    if (after != null && after.isNegative()) {
+      throw new IllegalArgumentException("retry delay must not be negative, was " + after);
+    }
+    return new SendResult(Status.RETRY, requireReason(reason), after);
+  }
+
+  /**
+   * This event can never be delivered as it is; quarantine it.
+   *
+   * @param reason why, recorded as the event's {@code last_error}; no payload, no secrets
+   */
+  public static SendResult reject(String reason) {
+    return new SendResult(Status.REJECT, requireReason(reason), null);
+  }
+
+  /**
+   * The transport as a whole cannot deliver now; the attempt is not charged.
+   *
+   * @param reason why, for logs; no secrets
+   */
+  public static SendResult unavailable(String reason) {
+    return new SendResult(Status.UNAVAILABLE, requireReason(reason), null);
+  }
+
+  private static String requireReason(String reason) {
+    Objects.requireNonNull(reason, "reason");
+    return reason.isBlank() ? "(no reason given)" : reason;
+  }
+
+  /** The kind of outcome. */
+  public Status status() {
+    return status;
+  }
+
+  /** True for {@link Status#DELIVERED}. */
+  public boolean isDelivered() {
+    return status == Status.DELIVERED;
+  }
+
+  /** Why it failed; empty when delivered. */
+  public Optional<String> reason() {
+    return Optional.ofNullable(reason);
+  }
+
+  /** The delay the transport asked for before the next attempt, if any (retry only). */
+  public Optional<Duration> retryAfter() {
+    return Optional.ofNullable(retryAfter);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof SendResult)) {
+      return false;
+    }
+    SendResult r = (SendResult) o;
+    return status == r.status
+        && Objects.equals(reason, r.reason)
+        && Objects.equals(retryAfter, r.retryAfter);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(status, reason, retryAfter);
+  }
+
+  @Override
+  public String toString() {
+    return reason == null
+        ? status.name()
+        : status + "(" + reason + (retryAfter == null ? "" : ", after " + retryAfter) + ")";
+  }
+}

@@ -1,0 +1,126 @@
+package dev.outboxkit.testing;
+
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.OutboxMessage;
+import dev.outboxkit.SendResult;
+import dev.outboxkit.Transport;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * A transport that keeps every message it is handed, in memory, and answers with a configurable
+ * function ({@link SendResult#delivered()} unless told otherwise). Thread-safe; meant for tests.
+ *
+ * <pre>{@code
+ * RecordingTransport transport = new RecordingTransport();
+ * // ... run the relay ...
+ * assertThat(transport.deliveredEvents()).extracting(OutboxEvent::eventType).contains("OrderPlaced");
+ * }</pre>
+ */
+public final class RecordingTransport implements Transport {
+  private final List<Attempt> attempts = new ArrayList<>();
+  private volatile Function<OutboxMessage, SendResult> responder = m -> SendResult.delivered();
+
+  /** A transport that delivers everything until told otherwise by {@link #respondWith}. */
+  public RecordingTransport() {}
+
+  /** One message handed to the transport, and what it answered. */
+  public static final class Attempt {
+    private final OutboxMessage message;
+    private final SendResult result;
+
+    Attempt(OutboxMessage message, SendResult result) {
+      this.message = message;
+      this.result = result;
+    }
+
+    /** The message as handed over. */
+    public OutboxMessage message() {
+      return message;
+    }
+
+    /** What the transport answered. */
+    public SendResult result() {
+      return result;
+    }
+  }
+
+  /**
+   * Answers every later message with this function instead of delivering it.
+   *
+   * @param responder decides the result per message; an exception it throws propagates like a
+   *     failing broker client's would
+   * @return this transport
+   */
+  public RecordingTransport respondWith(Function<OutboxMessage, SendResult> responder) {
+    this.responder = Objects.requireNonNull(responder, "responder");
+    return this;
+  }
+
+  @Override
+  public SendResult send(OutboxMessage message) {
+    SendResult result = responder.apply(message);
+    synchronized (attempts) {
+      attempts.add(new Attempt(message, result));
+      attempts.notifyAll();
+    }
+    return result;
+  }
+
+  /** Every message handed over so far, with its result, in the order they arrived. */
+  public List<Attempt> attempts() {
+    synchronized (attempts) {
+      return List.copyOf(attempts);
+    }
+  }
+
+  /** Events whose send answered delivered, in delivery order; duplicates appear twice. */
+  public List<OutboxEvent> deliveredEvents() {
+    List<OutboxEvent> delivered = new ArrayList<>();
+    for (Attempt a : attempts()) {
+      if (a.result.isDelivered()) {
+        delivered.add(a.message.event());
+      }
+    }
+    return delivered;
+  }
+
+  /**
+   * Waits until at least {@code count} deliveries were recorded.
+   *
+   * @return true if they were, false if the timeout passed first
+   */
+  public boolean awaitDelivered(int count, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (attempts) {
+      while (deliveredCount() < count) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        attempts.wait(Math.max(1, left / 1_000_000));
+      }
+      return true;
+    }
+  }
+
+  private int deliveredCount() {
+    int n = 0;
+    for (Attempt a : attempts) {
+      if (a.result.isDelivered()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Forgets everything recorded so far. */
+  public void clear() {
+    synchronized (attempts) {
+      attempts.clear();
+    }
+  }
+}

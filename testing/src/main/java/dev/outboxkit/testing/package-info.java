@@ -1,0 +1,2 @@
+/** Transports and helpers for testing code that uses OutboxKit. */
+package dev.outboxkit.testing;

@@ -1,0 +1,6 @@
+/** Test helpers for applications that use OutboxKit. */
+module dev.outboxkit.testing {
+  requires transitive dev.outboxkit.api;
+
+  exports dev.outboxkit.testing;
+}
