@@ -1,0 +1,57 @@
+package dev.outboxkit.jdbc;
+
+import dev.outboxkit.OutboxEvent;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * Zero-setup entry point: append events to {@code outbox_event} on the caller's connection, in the
+ * caller's transaction, with the dialect detected from the connection.
+ *
+ * <pre>{@code
+ * connection.setAutoCommit(false);
+ * insertOrder(connection, order);
+ * Outbox.append(connection, OutboxEvent.builder("Order", order.id(), "OrderPlaced")
+ *     .payload(orderJson).build());
+ * connection.commit();
+ * }</pre>
+ *
+ * For another table, an explicit dialect or other limits, build an {@link OutboxWriter} with {@link
+ * #writer()}.
+ */
+public final class Outbox {
+  private static final OutboxWriter DEFAULT = OutboxWriter.builder().build();
+
+  private Outbox() {}
+
+  /**
+   * Appends one event; see {@link OutboxWriter#append}.
+   *
+   * @param connection the caller's connection, auto-commit off; never committed or closed here
+   * @param event the event
+   * @throws IllegalStateException if the connection is in auto-commit mode
+   * @throws SQLException if the insert fails
+   */
+  public static void append(Connection connection, OutboxEvent event) throws SQLException {
+    DEFAULT.append(connection, event);
+  }
+
+  /**
+   * Appends events in one JDBC batch; see {@link OutboxWriter#appendAll}.
+   *
+   * @param connection the caller's connection, auto-commit off; never committed or closed here
+   * @param events the events, in the order they should be published
+   * @throws IllegalStateException if the connection is in auto-commit mode
+   * @throws SQLException if the batch fails
+   */
+  public static void appendAll(Connection connection, List<OutboxEvent> events)
+      throws SQLException {
+    DEFAULT.appendAll(connection, events);
+  }
+
+  /** Starts configuring a writer for another table, dialect or payload limit. */
+  public static OutboxWriter.Builder writer() {
+    return OutboxWriter.builder();
+  }
+}

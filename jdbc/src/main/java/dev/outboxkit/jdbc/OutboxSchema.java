@@ -1,0 +1,98 @@
+package dev.outboxkit.jdbc;
+
+import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.jdbc.internal.Dialects;
+import dev.outboxkit.jdbc.internal.TableName;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+
+/**
+ * Creates the outbox table and its indexes. The DDL ships as one resource per dialect under {@code
+ * dev/outboxkit/jdbc/schema/} ({@code postgresql.sql}, {@code mysql.sql} for MySQL and MariaDB,
+ * {@code h2.sql}); copy it into your migrations, or call {@link #create} at start-up. Every
+ * statement is {@code IF NOT EXISTS}, so running it again is harmless.
+ *
+ * <p>The statements run on the given connection and are not committed here. PostgreSQL and H2 run
+ * DDL inside the caller's transaction; MySQL and MariaDB commit each DDL statement implicitly.
+ */
+public final class OutboxSchema {
+  private OutboxSchema() {}
+
+  /** Creates {@code outbox_event} for the connection's detected dialect, if it does not exist. */
+  public static void create(Connection connection) throws SQLException {
+    create(connection, TableName.DEFAULT);
+  }
+
+  /**
+   * Creates the named table for the connection's detected dialect, if it does not exist.
+   *
+   * @param table {@code name} or {@code schema.name}, a plain SQL identifier
+   * @throws OutboxConfigurationException if the name is not one
+   */
+  public static void create(Connection connection, String table) throws SQLException {
+    create(connection, table, Dialect.detect(connection));
+  }
+
+  /** Creates the named table with an explicit dialect, if it does not exist. */
+  public static void create(Connection connection, String table, Dialect dialect)
+      throws SQLException {
+    try (Statement s = connection.createStatement()) {
+      for (String statement : statements(ddl(dialect, table))) {
+        s.execute(statement);
+      }
+    }
+  }
+
+  /**
+   * The DDL for a dialect and table, as a script of {@code ;}-terminated statements.
+   *
+   * @param table {@code name} or {@code schema.name}; index names derive from the table part
+   */
+  public static String ddl(Dialect dialect, String table) {
+    TableName name = TableName.of(table);
+    String resource = "schema/" + Dialects.sql(dialect).schemaResource();
+    String script;
+    try (InputStream in = OutboxSchema.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new OutboxConfigurationException("missing resource " + resource);
+      }
+      script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new OutboxConfigurationException("cannot read " + resource, e);
+    }
+    // Index and constraint names (outbox_event_*) take the bare table name; table references
+    // take the possibly schema-qualified one.
+    return script
+        .replaceAll("\\boutbox_event(?=_)", Matcher.quoteReplacement(name.simple()))
+        .replaceAll("\\boutbox_event\\b", Matcher.quoteReplacement(name.qualified()));
+  }
+
+  /** Splits a script into statements, dropping comment lines. */
+  static List<String> statements(String script) {
+    List<String> statements = new ArrayList<>();
+    StringBuilder current = new StringBuilder();
+    for (String line : script.split("\n")) {
+      String code = line.contains("--") ? line.substring(0, line.indexOf("--")) : line;
+      if (code.isBlank()) {
+        continue;
+      }
+      current.append(code).append('\n');
+      if (code.stripTrailing().endsWith(";")) {
+        String statement = current.toString().strip();
+        statements.add(statement.substring(0, statement.length() - 1));
+        current.setLength(0);
+      }
+    }
+    if (!current.toString().isBlank()) {
+      statements.add(current.toString().strip());
+    }
+    return statements;
+  }
+}

@@ -1,0 +1,224 @@
+package dev.outboxkit.jdbc;
+
+import dev.outboxkit.InvalidEventException;
+import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.jdbc.internal.Dialects;
+import dev.outboxkit.jdbc.internal.HeadersCodec;
+import dev.outboxkit.jdbc.internal.SqlDialect;
+import dev.outboxkit.jdbc.internal.TableName;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Writes events into the outbox table on the caller's connection, inside the caller's transaction.
+ * Immutable and thread-safe; build one per table and keep it.
+ *
+ * <pre>{@code
+ * OutboxWriter outbox = Outbox.writer().table("billing.outbox").build();
+ * try (Connection c = dataSource.getConnection()) {
+ *   c.setAutoCommit(false);
+ *   insertInvoice(c, invoice);
+ *   outbox.append(c, OutboxEvent.builder("Invoice", invoice.id(), "InvoiceIssued")
+ *       .payload(json).build());
+ *   c.commit();     // the invoice and its event commit together, or neither does
+ * }
+ * }</pre>
+ *
+ * <p>A writer never commits, rolls back, closes, or changes the settings of the connection it is
+ * given. Each append is one INSERT (one JDBC batch for {@link #appendAll}); drivers that cache
+ * prepared statements (PostgreSQL by default, MySQL with {@code cachePrepStmts=true}) reuse the
+ * statement across calls.
+ */
+public final class OutboxWriter {
+  /** Largest payload accepted by default: {@value} bytes (1 MiB). */
+  public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1 << 20;
+
+  private final TableName table;
+  private final Dialect dialect;
+  private final boolean allowAutoCommit;
+  private final int maxPayloadBytes;
+  private final Map<Dialect, String> insertSql = new EnumMap<>(Dialect.class);
+
+  private OutboxWriter(Builder b) {
+    this.table = b.table;
+    this.dialect = b.dialect;
+    this.allowAutoCommit = b.allowAutoCommit;
+    this.maxPayloadBytes = b.maxPayloadBytes;
+    for (Dialect d : Dialect.values()) {
+      insertSql.put(d, Dialects.sql(d).insert().replace("{table}", table.qualified()));
+    }
+  }
+
+  /** Starts a writer configuration with the defaults of {@link Outbox#append}. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Appends one event in the connection's current transaction.
+   *
+   * @param connection the caller's connection, with auto-commit off; used, never closed
+   * @param event the event
+   * @throws IllegalStateException if the connection is in auto-commit mode and the writer was not
+   *     told to allow it: the event would commit on its own, apart from the business writes
+   * @throws InvalidEventException if the payload is larger than the limit
+   * @throws SQLException if the insert fails (e.g. an event with the same id exists); the caller's
+   *     transaction decides what happens next
+   */
+  public void append(Connection connection, OutboxEvent event) throws SQLException {
+    Objects.requireNonNull(event, "event");
+    checkConnection(connection);
+    checkPayload(event);
+    Dialect d = dialectOf(connection);
+    SqlDialect sql = Dialects.sql(d);
+    try (PreparedStatement ps = connection.prepareStatement(insertSql.get(d))) {
+      bind(sql, ps, event);
+      ps.executeUpdate();
+    }
+  }
+
+  /**
+   * Appends events in one JDBC batch, in list order (which becomes their claim order).
+   *
+   * @param connection the caller's connection, with auto-commit off; used, never closed
+   * @param events the events; an empty list writes nothing
+   * @throws IllegalStateException as for {@link #append}
+   * @throws InvalidEventException if any payload is too large; nothing is written then
+   * @throws SQLException if the batch fails
+   */
+  public void appendAll(Connection connection, List<OutboxEvent> events) throws SQLException {
+    Objects.requireNonNull(events, "events");
+    checkConnection(connection);
+    for (OutboxEvent event : events) {
+      checkPayload(Objects.requireNonNull(event, "events contains null"));
+    }
+    if (events.isEmpty()) {
+      return;
+    }
+    Dialect d = dialectOf(connection);
+    SqlDialect sql = Dialects.sql(d);
+    try (PreparedStatement ps = connection.prepareStatement(insertSql.get(d))) {
+      for (OutboxEvent event : events) {
+        bind(sql, ps, event);
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    }
+  }
+
+  /** The table this writer appends to. */
+  public String table() {
+    return table.qualified();
+  }
+
+  private void checkConnection(Connection connection) throws SQLException {
+    Objects.requireNonNull(connection, "connection");
+    if (!allowAutoCommit && connection.getAutoCommit()) {
+      throw new IllegalStateException(
+          "the connection is in auto-commit mode, so the event would commit apart from your"
+              + " business writes: call connection.setAutoCommit(false) and commit both together,"
+              + " or build a writer with allowAutoCommit(true) if a standalone event is intended");
+    }
+  }
+
+  private void checkPayload(OutboxEvent event) {
+    if (event.payloadSize() > maxPayloadBytes) {
+      throw new InvalidEventException(
+          "payload",
+          "payload of event "
+              + event.id()
+              + " is "
+              + event.payloadSize()
+              + " bytes; the limit is "
+              + maxPayloadBytes
+              + " (raise it with OutboxWriter.builder().maxPayloadBytes(n), or store the data"
+              + " elsewhere and send a reference)");
+    }
+  }
+
+  private Dialect dialectOf(Connection connection) throws SQLException {
+    return dialect != null ? dialect : Dialect.detect(connection);
+  }
+
+  private static void bind(SqlDialect sql, PreparedStatement ps, OutboxEvent e)
+      throws SQLException {
+    sql.setUuid(ps, 1, e.id());
+    ps.setString(2, e.aggregateType());
+    ps.setString(3, e.aggregateId());
+    ps.setString(4, e.eventType());
+    ps.setInt(5, e.schemaVersion());
+    ps.setString(6, e.destination().orElse(null));
+    ps.setString(7, e.tenant().orElse(null));
+    ps.setBytes(8, e.payload());
+    ps.setString(9, e.contentType());
+    ps.setString(10, HeadersCodec.encode(e.headers()));
+    sql.setInstant(ps, 11, e.occurredAt());
+    ps.setLong(12, toMicros(e.delay()));
+    sql.setInstant(ps, 13, e.expiresAt().orElse(null));
+  }
+
+  private static long toMicros(java.time.Duration d) {
+    return d.getSeconds() * 1_000_000L + d.getNano() / 1_000;
+  }
+
+  /** Configures an {@link OutboxWriter}. */
+  public static final class Builder {
+    private TableName table = TableName.of(TableName.DEFAULT);
+    private Dialect dialect;
+    private boolean allowAutoCommit;
+    private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+
+    private Builder() {}
+
+    /**
+     * Appends to this table instead of {@code outbox_event}.
+     *
+     * @param table {@code name} or {@code schema.name}, a plain SQL identifier
+     * @throws OutboxConfigurationException if it is not one
+     */
+    public Builder table(String table) {
+      this.table = TableName.of(table);
+      return this;
+    }
+
+    /** Uses this dialect instead of detecting it from each connection's metadata. */
+    public Builder dialect(Dialect dialect) {
+      this.dialect = Objects.requireNonNull(dialect, "dialect");
+      return this;
+    }
+
+    /**
+     * Allows appends on auto-commit connections, where each event commits on its own. Off by
+     * default, because then the event is not atomic with the business writes.
+     */
+    public Builder allowAutoCommit(boolean allow) {
+      this.allowAutoCommit = allow;
+      return this;
+    }
+
+    /**
+     * Refuses payloads larger than this many bytes (default {@value
+     * OutboxWriter#DEFAULT_MAX_PAYLOAD_BYTES}). Brokers have limits too (Kafka's default is about 1
+     * MB); refusing early keeps undeliverable events out of the table.
+     */
+    public Builder maxPayloadBytes(int maxPayloadBytes) {
+      if (maxPayloadBytes < 1) {
+        throw new OutboxConfigurationException(
+            "maxPayloadBytes must be at least 1, was " + maxPayloadBytes);
+      }
+      this.maxPayloadBytes = maxPayloadBytes;
+      return this;
+    }
+
+    /** Builds the writer. */
+    public OutboxWriter build() {
+      return new OutboxWriter(this);
+    }
+  }
+}

@@ -1,0 +1,212 @@
+package dev.outboxkit.jdbc.internal;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+
+/** PostgreSQL 12+: partial indexes, {@code UPDATE … RETURNING}, {@code now()} as the clock. */
+public final class PostgresDialect extends SqlDialect {
+
+  @Override
+  public String name() {
+    return "PostgreSQL";
+  }
+
+  @Override
+  public String schemaResource() {
+    return "postgresql.sql";
+  }
+
+  @Override
+  public String insert() {
+    return """
+        INSERT INTO {table} (id, aggregate_type, aggregate_id, event_type, schema_version,
+                             destination, tenant, payload, content_type, headers, occurred_at,
+                             available_at, expires_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now() + ? * INTERVAL '1 microsecond', ?)""";
+  }
+
+  @Override
+  public boolean claimsInOneStatement() {
+    return true;
+  }
+
+  @Override
+  public String claimUnordered() {
+    // The inner SELECT walks the partial PENDING index in seq order and skips rows another relay
+    // holds, so concurrent relays take disjoint batches without waiting on each other.
+    return """
+        UPDATE {table} o
+           SET status = 'IN_FLIGHT', lease_owner = ?,
+               lease_until = now() + ? * INTERVAL '1 millisecond', attempts = o.attempts + 1
+         WHERE o.seq IN (SELECT c.seq FROM {table} c
+                          WHERE c.status = 'PENDING' AND c.available_at <= now()
+                          ORDER BY c.seq
+                          LIMIT ?
+                            FOR UPDATE SKIP LOCKED)
+        RETURNING o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.schema_version,
+                  o.destination, o.tenant, o.payload, o.content_type, o.headers, o.occurred_at,
+                  o.expires_at, o.attempts, (o.expires_at <= now()) AS expired""";
+  }
+
+  @Override
+  public String claimOrdered() {
+    // Only the first unfinished event of each aggregate is claimable. The NOT EXISTS probe is
+    // not locked (FOR UPDATE covers only the FROM list of its own level), so a head row another
+    // relay holds still blocks its successors here.
+    return """
+        UPDATE {table} o
+           SET status = 'IN_FLIGHT', lease_owner = ?,
+               lease_until = now() + ? * INTERVAL '1 millisecond', attempts = o.attempts + 1
+         WHERE o.seq IN (SELECT c.seq FROM {table} c
+                          WHERE c.status = 'PENDING' AND c.available_at <= now()
+                            AND NOT EXISTS (SELECT 1 FROM {table} p
+                                             WHERE p.aggregate_type = c.aggregate_type
+                                               AND p.aggregate_id = c.aggregate_id
+                                               AND p.seq < c.seq
+                                               AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD'))
+                          ORDER BY c.seq
+                          LIMIT ?
+                            FOR UPDATE SKIP LOCKED)
+        RETURNING o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.schema_version,
+                  o.destination, o.tenant, o.payload, o.content_type, o.headers, o.occurred_at,
+                  o.expires_at, o.attempts, (o.expires_at <= now()) AS expired""";
+  }
+
+  @Override
+  public String reclaimExpiredLeases() {
+    return """
+        UPDATE {table} SET status = 'PENDING', lease_owner = NULL, lease_until = NULL
+         WHERE status = 'IN_FLIGHT' AND lease_until <= now()""";
+  }
+
+  @Override
+  public String markPublished() {
+    return """
+        UPDATE {table}
+           SET status = 'PUBLISHED', published_at = now(), lease_owner = NULL, lease_until = NULL
+         WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})""";
+  }
+
+  @Override
+  public String deletePublished() {
+    return """
+        DELETE FROM {table}
+         WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})""";
+  }
+
+  @Override
+  public String release() {
+    return """
+        UPDATE {table}
+           SET status = 'PENDING', attempts = attempts - 1, lease_owner = NULL, lease_until = NULL
+         WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})""";
+  }
+
+  @Override
+  public String markExpired() {
+    return """
+        UPDATE {table}
+           SET status = 'EXPIRED', published_at = now(), lease_owner = NULL, lease_until = NULL
+         WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})""";
+  }
+
+  @Override
+  public String markRetry() {
+    return """
+        UPDATE {table}
+           SET status = 'PENDING', available_at = now() + ? * INTERVAL '1 microsecond',
+               last_error = ?, lease_owner = NULL, lease_until = NULL
+         WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'""";
+  }
+
+  @Override
+  public String markDead() {
+    return """
+        UPDATE {table}
+           SET status = 'DEAD', last_error = ?, lease_owner = NULL, lease_until = NULL
+         WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'""";
+  }
+
+  @Override
+  public String countStatus() {
+    return "SELECT COUNT(*) FROM {table} WHERE status = ?";
+  }
+
+  @Override
+  public String countByStatus() {
+    return "SELECT status, COUNT(*) AS n FROM {table} GROUP BY status";
+  }
+
+  @Override
+  public String oldestPending() {
+    return """
+        SELECT (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq LIMIT 1)
+                 AS oldest,
+               now() AS db_now""";
+  }
+
+  @Override
+  public String listDead() {
+    return """
+        SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, last_error,
+               occurred_at
+          FROM {table}
+         WHERE status = 'DEAD' AND seq > ?
+         ORDER BY seq
+         LIMIT ?""";
+  }
+
+  @Override
+  public String replayDead() {
+    return """
+        UPDATE {table}
+           SET status = 'PENDING', attempts = 0, available_at = now(), last_error = NULL
+         WHERE id = ? AND status = 'DEAD'""";
+  }
+
+  @Override
+  public String replayAllDead() {
+    return """
+        UPDATE {table}
+           SET status = 'PENDING', attempts = 0, available_at = now(), last_error = NULL
+         WHERE status = 'DEAD'""";
+  }
+
+  @Override
+  public String discardDead() {
+    return "DELETE FROM {table} WHERE id = ? AND status = 'DEAD'";
+  }
+
+  @Override
+  public String purgeFinished() {
+    // Walks the primary key from the oldest rows, where finished rows gather; each call deletes a
+    // small batch so locks stay short while relays run.
+    return """
+        DELETE FROM {table}
+         WHERE seq IN (SELECT seq FROM {table}
+                        WHERE status IN ('PUBLISHED', 'EXPIRED')
+                          AND published_at < now() - ? * INTERVAL '1 microsecond'
+                        ORDER BY seq
+                        LIMIT ?)""";
+  }
+
+  @Override
+  public void setInstant(PreparedStatement ps, int index, Instant instant) throws SQLException {
+    if (instant == null) {
+      ps.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
+    } else {
+      ps.setObject(index, instant.atOffset(ZoneOffset.UTC));
+    }
+  }
+
+  @Override
+  public Instant getInstant(ResultSet rs, String column) throws SQLException {
+    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+    return t == null ? null : t.toInstant();
+  }
+}

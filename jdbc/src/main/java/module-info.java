@@ -1,0 +1,8 @@
+/** Plain-JDBC outbox: append, schema, relay, admin. Bring your own JDBC driver. */
+module dev.outboxkit.jdbc {
+  requires transitive dev.outboxkit.api;
+  requires transitive java.sql;
+  requires org.slf4j;
+
+  exports dev.outboxkit.jdbc;
+}
