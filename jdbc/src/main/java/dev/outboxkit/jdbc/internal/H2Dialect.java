@@ -132,7 +132,7 @@ public final class H2Dialect extends SqlDialect {
     return """
         UPDATE {table}
            SET status = 'PENDING', available_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP),
-               last_error = ?, lease_owner = NULL, lease_until = NULL
+               attempts = attempts - ?, last_error = ?, lease_owner = NULL, lease_until = NULL
          WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'""";
   }
 

@@ -146,7 +146,7 @@ public class MySqlDialect extends SqlDialect {
     return """
         UPDATE {table}
            SET status = 'PENDING', available_at = TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6)),
-               last_error = ?, lease_owner = NULL, lease_until = NULL
+               attempts = attempts - ?, last_error = ?, lease_owner = NULL, lease_until = NULL
          WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'""";
   }
 

@@ -120,7 +120,7 @@ public final class PostgresDialect extends SqlDialect {
     return """
         UPDATE {table}
            SET status = 'PENDING', available_at = now() + ? * INTERVAL '1 microsecond',
-               last_error = ?, lease_owner = NULL, lease_until = NULL
+               attempts = attempts - ?, last_error = ?, lease_owner = NULL, lease_until = NULL
          WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'""";
   }
 

@@ -82,7 +82,10 @@ public abstract class SqlDialect {
   /** Rows become EXPIRED: params owner, then seqs. */
   public abstract String markExpired();
 
-  /** One row back to PENDING later: params delay micros, last_error, seq, owner. */
+  /**
+   * One row back to PENDING later: params delay micros, attempts to give back (0 or 1), last_error,
+   * seq, owner.
+   */
   public abstract String markRetry();
 
   /** One row to DEAD: params last_error, seq, owner. */

@@ -1,0 +1,289 @@
+package dev.outboxkit.jdbc;
+
+import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.jdbc.internal.Dialects;
+import dev.outboxkit.jdbc.internal.OutboxSql;
+import dev.outboxkit.jdbc.internal.TableName;
+import dev.outboxkit.jdbc.internal.Transactions;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * Operations on the outbox table: counts, the age of the oldest waiting event, and handling of
+ * quarantined (DEAD) events and old finished rows. Safe to use while relays run. Thread-safe.
+ *
+ * <pre>{@code
+ * OutboxAdmin admin = OutboxAdmin.create(dataSource);
+ * for (DeadEvent dead : admin.listDead(0, 50)) { ... }
+ * admin.replay(deadEventId);                    // back to PENDING, attempts reset
+ * admin.purgeFinished(Duration.ofDays(7));      // in small batches
+ * }</pre>
+ */
+public final class OutboxAdmin {
+  /** Rows deleted per transaction by {@link #purgeFinished} by default: {@value}. */
+  public static final int DEFAULT_PURGE_BATCH_SIZE = 1000;
+
+  private final DataSource ds;
+  private final TableName table;
+  private final Dialect explicitDialect;
+  private final int purgeBatchSize;
+  private volatile OutboxSql sql;
+
+  private OutboxAdmin(Builder b) {
+    this.ds = b.dataSource;
+    this.table = b.table;
+    this.explicitDialect = b.dialect;
+    this.purgeBatchSize = b.purgeBatchSize;
+  }
+
+  /** An admin for {@code outbox_event}, dialect detected. */
+  public static OutboxAdmin create(DataSource dataSource) {
+    return builder(dataSource).build();
+  }
+
+  /** Starts configuring an admin for another table or dialect. */
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(dataSource);
+  }
+
+  /** Rows per status, counting the whole table (a full scan on large tables; for operators). */
+  public Map<EventStatus, Long> countByStatus() {
+    return query(
+        "count events by status",
+        (c, s) -> {
+          Map<EventStatus, Long> counts = new EnumMap<>(EventStatus.class);
+          for (EventStatus status : EventStatus.values()) {
+            counts.put(status, 0L);
+          }
+          try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().countByStatus()));
+              ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              counts.put(EventStatus.valueOf(rs.getString("status")), rs.getLong("n"));
+            }
+          }
+          return counts;
+        });
+  }
+
+  /**
+   * Rows in one status. Index-driven for PENDING, IN_FLIGHT and DEAD, so cheap enough to poll for
+   * metrics whatever the number of PUBLISHED rows.
+   */
+  public long count(EventStatus status) {
+    Objects.requireNonNull(status, "status");
+    return query(
+        "count " + status + " events",
+        (c, s) -> {
+          try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().countStatus()))) {
+            ps.setString(1, status.name());
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              return rs.getLong(1);
+            }
+          }
+        });
+  }
+
+  /**
+   * How long the oldest PENDING event (the first by append order) has waited since it occurred, by
+   * the database clock; empty when nothing is pending.
+   */
+  public Optional<Duration> oldestPendingAge() {
+    return query(
+        "read the oldest pending event",
+        (c, s) -> {
+          try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().oldestPending()));
+              ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            Instant oldest = s.dialect().getInstant(rs, "oldest");
+            Instant now = s.dialect().getInstant(rs, "db_now");
+            return oldest == null ? Optional.empty() : Optional.of(Duration.between(oldest, now));
+          }
+        });
+  }
+
+  /**
+   * A page of DEAD events in table order.
+   *
+   * @param afterSeq 0 for the first page, else the {@link DeadEvent#seq()} of the last one seen
+   * @param limit page size (1 to 1000)
+   */
+  public List<DeadEvent> listDead(long afterSeq, int limit) {
+    if (limit < 1 || limit > 1000) {
+      throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
+    }
+    return query(
+        "list DEAD events",
+        (c, s) -> {
+          List<DeadEvent> page = new ArrayList<>();
+          try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().listDead()))) {
+            ps.setLong(1, afterSeq);
+            ps.setInt(2, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                page.add(
+                    new DeadEvent(
+                        rs.getLong("seq"),
+                        s.dialect().getUuid(rs, "id"),
+                        rs.getString("aggregate_type"),
+                        rs.getString("aggregate_id"),
+                        rs.getString("event_type"),
+                        rs.getInt("attempts"),
+                        rs.getString("last_error"),
+                        s.dialect().getInstant(rs, "occurred_at")));
+              }
+            }
+          }
+          return page;
+        });
+  }
+
+  /**
+   * Sends a DEAD event again: back to PENDING, available now, attempts reset. In ordered mode its
+   * aggregate resumes behind it.
+   *
+   * @return false if no DEAD event has this id
+   */
+  public boolean replay(UUID eventId) {
+    return updateById("replay DEAD event " + eventId, eventId, true) == 1;
+  }
+
+  /** Replays every DEAD event; returns how many. */
+  public int replayAllDead() {
+    return query(
+        "replay all DEAD events",
+        (c, s) -> {
+          try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().replayAllDead()))) {
+            return ps.executeUpdate();
+          }
+        });
+  }
+
+  /**
+   * Deletes a DEAD event for good; in ordered mode its aggregate moves on without it.
+   *
+   * @return false if no DEAD event has this id
+   */
+  public boolean discard(UUID eventId) {
+    return updateById("discard DEAD event " + eventId, eventId, false) == 1;
+  }
+
+  /**
+   * Deletes PUBLISHED and EXPIRED rows that finished longer ago than the retention, one small
+   * transaction per batch so relays and appenders are never blocked for long. PENDING, IN_FLIGHT
+   * and DEAD rows are never touched.
+   *
+   * @return rows deleted
+   */
+  public long purgeFinished(Duration retention) {
+    if (retention == null || retention.isNegative()) {
+      throw new IllegalArgumentException("retention must be zero or positive, was " + retention);
+    }
+    long micros = retention.getSeconds() * 1_000_000L + retention.getNano() / 1_000;
+    long total = 0;
+    int deleted;
+    do {
+      deleted =
+          query(
+              "purge finished events",
+              (c, s) -> {
+                try (PreparedStatement ps =
+                    c.prepareStatement(s.sql(s.dialect().purgeFinished()))) {
+                  ps.setLong(1, micros);
+                  ps.setInt(2, purgeBatchSize);
+                  return ps.executeUpdate();
+                }
+              });
+      total += deleted;
+    } while (deleted == purgeBatchSize);
+    return total;
+  }
+
+  private int updateById(String what, UUID eventId, boolean replay) {
+    Objects.requireNonNull(eventId, "eventId");
+    return query(
+        what,
+        (c, s) -> {
+          String template = replay ? s.dialect().replayDead() : s.dialect().discardDead();
+          try (PreparedStatement ps = c.prepareStatement(s.sql(template))) {
+            s.dialect().setUuid(ps, 1, eventId);
+            return ps.executeUpdate();
+          }
+        });
+  }
+
+  @FunctionalInterface
+  private interface Query<T> {
+    T run(Connection c, OutboxSql sql) throws SQLException;
+  }
+
+  private <T> T query(String what, Query<T> query) {
+    try {
+      return Transactions.inTransaction(ds, false, c -> query.run(c, sql(c)));
+    } catch (SQLException e) {
+      throw new OutboxStorageException(what, table.qualified(), e);
+    }
+  }
+
+  private OutboxSql sql(Connection c) throws SQLException {
+    OutboxSql s = sql;
+    if (s == null) {
+      s =
+          OutboxSql.of(
+              Dialects.sql(explicitDialect != null ? explicitDialect : Dialect.detect(c)), table);
+      sql = s;
+    }
+    return s;
+  }
+
+  /** Configures an {@link OutboxAdmin}. */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private TableName table = TableName.of(TableName.DEFAULT);
+    private Dialect dialect;
+    private int purgeBatchSize = DEFAULT_PURGE_BATCH_SIZE;
+
+    private Builder(DataSource dataSource) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    }
+
+    /** Administers this table instead of {@code outbox_event}. */
+    public Builder table(String table) {
+      this.table = TableName.of(table);
+      return this;
+    }
+
+    /** Uses this dialect instead of detecting it. */
+    public Builder dialect(Dialect dialect) {
+      this.dialect = Objects.requireNonNull(dialect, "dialect");
+      return this;
+    }
+
+    /** Rows deleted per purge transaction (1 to 100,000). */
+    public Builder purgeBatchSize(int purgeBatchSize) {
+      if (purgeBatchSize < 1 || purgeBatchSize > 100_000) {
+        throw new OutboxConfigurationException(
+            "purgeBatchSize must be between 1 and 100000, was " + purgeBatchSize);
+      }
+      this.purgeBatchSize = purgeBatchSize;
+      return this;
+    }
+
+    /** Builds the admin. */
+    public OutboxAdmin build() {
+      return new OutboxAdmin(this);
+    }
+  }
+}

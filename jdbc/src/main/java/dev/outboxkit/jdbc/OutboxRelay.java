@@ -1,0 +1,530 @@
+package dev.outboxkit.jdbc;
+
+import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.Transport;
+import dev.outboxkit.jdbc.internal.Backoff;
+import dev.outboxkit.jdbc.internal.OutageBreaker;
+import dev.outboxkit.jdbc.internal.RelayCycle;
+import dev.outboxkit.jdbc.internal.RelaySettings;
+import dev.outboxkit.jdbc.internal.RelayStore;
+import dev.outboxkit.jdbc.internal.TableName;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.DoubleSupplier;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes committed outbox events through a {@link Transport}, at least once, and records the
+ * outcome in the table.
+ *
+ * <pre>{@code
+ * OutboxRelay relay = OutboxRelay.builder(dataSource, transport)
+ *     .batchSize(200)
+ *     .pollInterval(Duration.ofMillis(500))
+ *     .build();
+ * relay.start();          // background thread; relay.close() on shutdown
+ * }</pre>
+ *
+ * <p>Each round claims a batch in one short transaction ({@code FOR UPDATE SKIP LOCKED}, so any
+ * number of relays in any number of processes share the table safely), sends it with no transaction
+ * open, then records every outcome in a second short transaction fenced by the lease owner. Leases
+ * and availability use the database clock, so relay hosts with skewed clocks agree. A relay that
+ * dies mid-batch loses nothing: its leases expire and another relay (or its own restart) claims the
+ * rows again.
+ *
+ * <p>In ordered mode (the default) an event is claimable only when every earlier event of its
+ * aggregate is finished, so each aggregate's events are published in append order, across retries
+ * and relays; a DEAD event holds back its own aggregate only, until replayed or discarded.
+ */
+public final class OutboxRelay implements AutoCloseable {
+  /** Events per claim by default: {@value}. */
+  public static final int DEFAULT_BATCH_SIZE = 100;
+
+  /** Largest accepted batch size: {@value}. */
+  public static final int MAX_BATCH_SIZE = 5_000;
+
+  /** Longest pause between polls of an idle table by default: 500 ms. */
+  public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(500);
+
+  /** How long a claim holds its events by default: 60 s. */
+  public static final Duration DEFAULT_LEASE_DURATION = Duration.ofSeconds(60);
+
+  /** How long a transport may take for one batch by default: 30 s. */
+  public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(30);
+
+  /** Attempts before an event that keeps failing becomes DEAD, by default: {@value}. */
+  public static final int DEFAULT_MAX_ATTEMPTS = 10;
+
+  /** Cap of the first retry delay by default: 1 s (doubling per attempt, full jitter). */
+  public static final Duration DEFAULT_RETRY_INITIAL = Duration.ofSeconds(1);
+
+  /** Largest retry delay by default: 10 min. */
+  public static final Duration DEFAULT_RETRY_MAX = Duration.ofMinutes(10);
+
+  /** First pause after a transport outage by default: 1 s (doubling while it lasts). */
+  public static final Duration DEFAULT_OUTAGE_INITIAL = Duration.ofSeconds(1);
+
+  /** Longest pause during a transport outage by default: 30 s. */
+  public static final Duration DEFAULT_OUTAGE_MAX = Duration.ofSeconds(30);
+
+  /** How long {@link #close()} waits for the batch in flight by default: 10 s. */
+  public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
+
+  /** Longest delay honoured when a transport asks for one (e.g. a Retry-After header). */
+  private static final Duration MAX_RETRY_AFTER = Duration.ofHours(24);
+
+  /** The shortest idle pause: the first poll after a batch that was not full. */
+  private static final Duration MIN_IDLE = Duration.ofMillis(5);
+
+  /** Longest pause after the database failed. */
+  private static final Duration MAX_DB_PAUSE = Duration.ofSeconds(30);
+
+  private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
+  private static final AtomicInteger THREADS = new AtomicInteger();
+
+  private final RelaySettings settings;
+  private final String table;
+  private final Duration pollInterval;
+  private final Duration shutdownTimeout;
+  private final Transport transport;
+  private final ExecutorService sender;
+  private final RelayCycle cycle;
+  private final Object lifecycle = new Object();
+  private volatile Thread worker;
+  private volatile boolean running;
+  private volatile boolean closed;
+  private volatile boolean wakeRequested;
+
+  private OutboxRelay(Builder b) {
+    String owner = b.name + "@" + UUID.randomUUID().toString().substring(0, 8);
+    this.settings =
+        new RelaySettings(
+            b.name,
+            b.batchSize,
+            b.ordered,
+            b.leaseDuration,
+            b.sendTimeout,
+            b.maxAttempts,
+            b.deleteOnPublish,
+            MAX_RETRY_AFTER,
+            b.clock);
+    this.table = b.table.qualified();
+    this.pollInterval = b.pollInterval;
+    this.shutdownTimeout = b.shutdownTimeout;
+    this.transport = b.transport;
+    this.sender =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t =
+                  new Thread(r, "outboxkit-" + b.name + "-send-" + THREADS.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    DoubleSupplier random = b.random::nextDouble;
+    this.cycle =
+        new RelayCycle(
+            settings,
+            new RelayStore(b.dataSource, b.table, b.dialect),
+            b.transport,
+            new Backoff(b.retryInitial, b.retryMax, random),
+            new OutageBreaker(b.clock, new Backoff(b.outageInitial, b.outageMax, random)),
+            b.listener,
+            sender,
+            owner);
+    log.info(
+        "[{}] relay configured: table={}, batchSize={}, ordered={}, pollInterval={}, lease={},"
+            + " sendTimeout={}, maxAttempts={}, retryBackoff={}..{}, outagePause={}..{},"
+            + " deleteOnPublish={}, transport={}",
+        b.name,
+        b.table,
+        b.batchSize,
+        b.ordered,
+        b.pollInterval,
+        b.leaseDuration,
+        b.sendTimeout,
+        b.maxAttempts,
+        b.retryInitial,
+        b.retryMax,
+        b.outageInitial,
+        b.outageMax,
+        b.deleteOnPublish,
+        b.transport.getClass().getSimpleName());
+  }
+
+  /**
+   * Starts configuring a relay.
+   *
+   * @param dataSource where the relay borrows connections for its short transactions
+   * @param transport where events go; the relay does not close it
+   */
+  public static Builder builder(DataSource dataSource, Transport transport) {
+    return new Builder(dataSource, transport);
+  }
+
+  /** The relay's name, as in its log lines and lease owners. */
+  public String name() {
+    return settings.name;
+  }
+
+  /**
+   * Starts the background thread that claims, sends and records batches until {@link #close()}.
+   *
+   * @throws IllegalStateException if the relay is closed or already started
+   */
+  public void start() {
+    synchronized (lifecycle) {
+      if (closed) {
+        throw new IllegalStateException("relay " + settings.name + " is closed");
+      }
+      if (running) {
+        throw new IllegalStateException("relay " + settings.name + " is already started");
+      }
+      running = true;
+      Thread t = new Thread(this::loop, "outboxkit-" + settings.name);
+      t.setDaemon(true);
+      worker = t;
+      t.start();
+      log.info("[{}] relay started", settings.name);
+    }
+  }
+
+  /**
+   * Claims, sends and records one batch on the calling thread: the deterministic way to drive a
+   * relay in tests and scripts. Safe alongside a started relay (claims never overlap).
+   *
+   * @return events handled (delivered, retried, quarantined, expired or handed back); 0 when
+   *     nothing was claimable or the relay is pausing for a transport outage
+   * @throws OutboxStorageException if the database failed; nothing is lost
+   */
+  public int runOnce() {
+    try {
+      return cycle.runOnce();
+    } catch (SQLException e) {
+      throw new OutboxStorageException("relay a batch", table, e);
+    }
+  }
+
+  /**
+   * Runs batches on the calling thread until none is claimable: everything available now is
+   * delivered, scheduled for retry, quarantined or expired. Handy in tests.
+   *
+   * @return events handled
+   */
+  public int drain() {
+    int total = 0;
+    int n;
+    while ((n = runOnce()) > 0) {
+      total += n;
+    }
+    return total;
+  }
+
+  /**
+   * Hints that events were just committed, so the background thread claims at once instead of
+   * waiting out its idle pause. Call it after your commit; it is cheap and never blocks.
+   */
+  public void wakeUp() {
+    wakeRequested = true;
+    Thread t = worker;
+    if (t != null) {
+      LockSupport.unpark(t);
+    }
+  }
+
+  /**
+   * Stops claiming, waits up to the shutdown timeout for the batch in flight, then interrupts it;
+   * events claimed but not confirmed go straight back to PENDING, so nothing waits for a lease to
+   * expire. Does not close the transport or the data source. Idempotent.
+   */
+  @Override
+  public void close() {
+    Thread t;
+    synchronized (lifecycle) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      running = false;
+      t = worker;
+    }
+    if (t != null) {
+      LockSupport.unpark(t);
+      try {
+        t.join(shutdownTimeout.toMillis());
+        if (t.isAlive()) {
+          log.warn(
+              "[{}] batch still in flight after {}; interrupting it",
+              settings.name,
+              shutdownTimeout);
+          t.interrupt();
+          t.join(shutdownTimeout.toMillis());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    sender.shutdownNow();
+    try {
+      sender.awaitTermination(1, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    log.info("[{}] relay stopped", settings.name);
+  }
+
+  private void loop() {
+    Duration idle = MIN_IDLE;
+    Duration dbPause = Duration.ZERO;
+    while (running) {
+      try {
+        Duration outagePause = cycle.breaker().pauseLeft();
+        if (!outagePause.isZero()) {
+          pause(outagePause);
+          continue;
+        }
+        wakeRequested = false;
+        int handled = cycle.runOnce();
+        dbPause = Duration.ZERO;
+        if (handled >= settings.batchSize) {
+          idle = MIN_IDLE;
+          continue; // more are probably waiting
+        }
+        idle = handled > 0 ? MIN_IDLE : min(idle.multipliedBy(2), pollInterval);
+        pause(handled > 0 ? MIN_IDLE : idle);
+      } catch (SQLException e) {
+        dbPause =
+            dbPause.isZero() ? Duration.ofMillis(200) : min(dbPause.multipliedBy(2), MAX_DB_PAUSE);
+        log.warn(
+            "[{}] database error, retrying in {} ms: {}",
+            settings.name,
+            dbPause.toMillis(),
+            e.getMessage());
+        pause(dbPause);
+      } catch (RuntimeException e) {
+        log.error("[{}] unexpected failure in the relay loop; continuing", settings.name, e);
+        pause(pollInterval);
+      }
+      if (Thread.interrupted() && !running) {
+        break;
+      }
+    }
+  }
+
+  /** Parks for up to {@code d}; returns early on {@link #wakeUp()} or {@link #close()}. */
+  private void pause(Duration d) {
+    long deadline = System.nanoTime() + d.toNanos();
+    while (running && !wakeRequested) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return;
+      }
+      LockSupport.parkNanos(this, left);
+    }
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  /** Configures an {@link OutboxRelay}. Every option is checked where it is set. */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private final Transport transport;
+    private String name = "outbox-relay";
+    private TableName table = TableName.of(TableName.DEFAULT);
+    private Dialect dialect;
+    private int batchSize = DEFAULT_BATCH_SIZE;
+    private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+    private Duration leaseDuration = DEFAULT_LEASE_DURATION;
+    private Duration sendTimeout = DEFAULT_SEND_TIMEOUT;
+    private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+    private Duration retryInitial = DEFAULT_RETRY_INITIAL;
+    private Duration retryMax = DEFAULT_RETRY_MAX;
+    private Duration outageInitial = DEFAULT_OUTAGE_INITIAL;
+    private Duration outageMax = DEFAULT_OUTAGE_MAX;
+    private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+    private boolean ordered = true;
+    private boolean deleteOnPublish;
+    private RelayListener listener = RelayListener.NONE;
+    private Clock clock = Clock.systemUTC();
+    private Random random = new Random();
+
+    private Builder(DataSource dataSource, Transport transport) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+      this.transport = Objects.requireNonNull(transport, "transport");
+    }
+
+    /** Names the relay in logs and lease owners (letters, digits, {@code -_.}, up to 100). */
+    public Builder name(String name) {
+      if (name == null || !name.matches("[A-Za-z0-9_.-]{1,100}")) {
+        throw new OutboxConfigurationException(
+            "relay name '" + name + "' must be 1 to 100 letters, digits, '-', '_' or '.'");
+      }
+      this.name = name;
+      return this;
+    }
+
+    /** Relays this table instead of {@code outbox_event} ({@code name} or {@code schema.name}). */
+    public Builder table(String table) {
+      this.table = TableName.of(table);
+      return this;
+    }
+
+    /** Uses this dialect instead of detecting it from the first connection. */
+    public Builder dialect(Dialect dialect) {
+      this.dialect = Objects.requireNonNull(dialect, "dialect");
+      return this;
+    }
+
+    /** Events claimed and sent per round (1 to {@value OutboxRelay#MAX_BATCH_SIZE}). */
+    public Builder batchSize(int batchSize) {
+      if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+        throw new OutboxConfigurationException(
+            "batchSize must be between 1 and " + MAX_BATCH_SIZE + ", was " + batchSize);
+      }
+      this.batchSize = batchSize;
+      return this;
+    }
+
+    /**
+     * Longest pause between polls while the table is idle. After a full batch the relay claims
+     * again at once; after an empty one it waits 5 ms, doubling up to this interval.
+     */
+    public Builder pollInterval(Duration pollInterval) {
+      this.pollInterval = positive("pollInterval", pollInterval);
+      return this;
+    }
+
+    /**
+     * How long a claim holds its events. If the relay dies, its events wait this long before
+     * another relay takes them. Must exceed {@link #sendTimeout}.
+     */
+    public Builder leaseDuration(Duration leaseDuration) {
+      this.leaseDuration = positive("leaseDuration", leaseDuration);
+      return this;
+    }
+
+    /** Longest time the transport may take for one batch; then it is handed back and retried. */
+    public Builder sendTimeout(Duration sendTimeout) {
+      this.sendTimeout = positive("sendTimeout", sendTimeout);
+      return this;
+    }
+
+    /** Attempts before an event that keeps failing event-specifically becomes DEAD (at least 1). */
+    public Builder maxAttempts(int maxAttempts) {
+      if (maxAttempts < 1) {
+        throw new OutboxConfigurationException(
+            "maxAttempts must be at least 1, was " + maxAttempts);
+      }
+      this.maxAttempts = maxAttempts;
+      return this;
+    }
+
+    /**
+     * Retry delays: after the n-th failed attempt an event waits a uniformly random time up to
+     * {@code min(max, initial * 2^(n-1))} (exponential backoff with full jitter).
+     */
+    public Builder retryBackoff(Duration initial, Duration max) {
+      this.retryInitial = positive("retryBackoff initial", initial);
+      this.retryMax = positive("retryBackoff max", max);
+      return this;
+    }
+
+    /**
+     * Pauses while the transport is unavailable: from {@code initial}, doubling up to {@code max};
+     * after each pause one event probes the transport.
+     */
+    public Builder outageBackoff(Duration initial, Duration max) {
+      this.outageInitial = positive("outageBackoff initial", initial);
+      this.outageMax = positive("outageBackoff max", max);
+      return this;
+    }
+
+    /**
+     * Ordered mode (default true): each aggregate's events are published one after another in
+     * append order. Unordered mode claims any available event, for the most parallelism.
+     */
+    public Builder ordered(boolean ordered) {
+      this.ordered = ordered;
+      return this;
+    }
+
+    /** Deletes delivered events instead of keeping them as PUBLISHED (default false). */
+    public Builder deleteOnPublish(boolean deleteOnPublish) {
+      this.deleteOnPublish = deleteOnPublish;
+      return this;
+    }
+
+    /** Receives the relay's events, for metrics; see {@link RelayListener}. */
+    public Builder listener(RelayListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** The clock for the relay's own scheduling and lag figures (leases use the database's). */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** How long {@link OutboxRelay#close()} waits for the batch in flight. */
+    public Builder shutdownTimeout(Duration shutdownTimeout) {
+      this.shutdownTimeout = positive("shutdownTimeout", shutdownTimeout);
+      return this;
+    }
+
+    /** Source of jitter; fixed seeds make tests repeatable. */
+    Builder random(Random random) {
+      this.random = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
+    /**
+     * Builds the relay; it does nothing until {@link OutboxRelay#start()} or {@link
+     * OutboxRelay#runOnce()}.
+     *
+     * @throws OutboxConfigurationException if options contradict each other
+     */
+    public OutboxRelay build() {
+      if (sendTimeout.compareTo(leaseDuration) >= 0) {
+        throw new OutboxConfigurationException(
+            "sendTimeout ("
+                + sendTimeout
+                + ") must be shorter than leaseDuration ("
+                + leaseDuration
+                + "), or a slow send could outlive its lease and the events be sent twice at once");
+      }
+      if (retryInitial.compareTo(retryMax) > 0) {
+        throw new OutboxConfigurationException(
+            "retryBackoff initial (" + retryInitial + ") must not exceed max (" + retryMax + ")");
+      }
+      if (outageInitial.compareTo(outageMax) > 0) {
+        throw new OutboxConfigurationException(
+            "outageBackoff initial ("
+                + outageInitial
+                + ") must not exceed max ("
+                + outageMax
+                + ")");
+      }
+      return new OutboxRelay(this);
+    }
+
+    private static Duration positive(String option, Duration value) {
+      if (value == null || value.isNegative() || value.isZero()) {
+        throw new OutboxConfigurationException(option + " must be positive, was " + value);
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package dev.outboxkit.jdbc.internal;
+
+import java.time.Clock;
+import java.time.Duration;
+
+/** The effective settings of one relay, fixed when it is built. */
+public final class RelaySettings {
+  /** Relay name, the prefix of log lines and lease owners. */
+  public final String name;
+
+  /** Events per claim. */
+  public final int batchSize;
+
+  /** Claim only aggregate heads. */
+  public final boolean ordered;
+
+  /** How long a claim holds its rows. */
+  public final Duration leaseDuration;
+
+  /** How long the transport may take for a batch. */
+  public final Duration sendTimeout;
+
+  /** Attempts before an event-specific failure becomes DEAD. */
+  public final int maxAttempts;
+
+  /** Delete delivered rows instead of keeping them PUBLISHED. */
+  public final boolean deleteOnPublish;
+
+  /** Longest retry delay a transport may ask for. */
+  public final Duration maxRetryAfter;
+
+  /** The relay's clock (scheduling, lag); never used for leases or availability. */
+  public final Clock clock;
+
+  /** Bundles the settings; the public builder has validated them. */
+  public RelaySettings(
+      String name,
+      int batchSize,
+      boolean ordered,
+      Duration leaseDuration,
+      Duration sendTimeout,
+      int maxAttempts,
+      boolean deleteOnPublish,
+      Duration maxRetryAfter,
+      Clock clock) {
+    this.name = name;
+    this.batchSize = batchSize;
+    this.ordered = ordered;
+    this.leaseDuration = leaseDuration;
+    this.sendTimeout = sendTimeout;
+    this.maxAttempts = maxAttempts;
+    this.deleteOnPublish = deleteOnPublish;
+    this.maxRetryAfter = maxRetryAfter;
+    this.clock = clock;
+  }
+}

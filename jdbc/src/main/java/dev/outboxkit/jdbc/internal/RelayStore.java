@@ -1,0 +1,279 @@
+package dev.outboxkit.jdbc.internal;
+
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.jdbc.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/**
+ * The relay's database side: claim, acknowledge, recover leases. Each call is one short transaction
+ * on a connection borrowed from the data source; no transaction is ever open while the transport
+ * sends.
+ */
+public final class RelayStore {
+  /** Largest IN list in one statement; longer lists are split. */
+  private static final int MAX_IN_LIST = 1000;
+
+  private final DataSource ds;
+  private final TableName table;
+  private final Dialect explicitDialect;
+  private volatile OutboxSql sql;
+
+  /**
+   * @param ds where connections come from
+   * @param table the outbox table
+   * @param dialect the dialect, or null to detect it from the first connection
+   */
+  public RelayStore(DataSource ds, TableName table, Dialect dialect) {
+    this.ds = ds;
+    this.table = table;
+    this.explicitDialect = dialect;
+  }
+
+  /** The table, for messages. */
+  public String table() {
+    return table.qualified();
+  }
+
+  private OutboxSql sql(Connection c) throws SQLException {
+    OutboxSql s = sql;
+    if (s == null) {
+      Dialect d = explicitDialect != null ? explicitDialect : Dialect.detect(c);
+      s = OutboxSql.of(Dialects.sql(d), table);
+      sql = s;
+    }
+    return s;
+  }
+
+  private <T> T inTransaction(Transactions.Work<T> work) throws SQLException {
+    OutboxSql s = sql;
+    boolean readCommitted = s != null && s.dialect().relayNeedsReadCommitted();
+    if (s == null) {
+      // First call: learn the dialect, then run with the right isolation.
+      try (Connection c = ds.getConnection()) {
+        readCommitted = sql(c).dialect().relayNeedsReadCommitted();
+      }
+    }
+    return Transactions.inTransaction(ds, readCommitted, work);
+  }
+
+  /**
+   * Claims up to {@code limit} events for {@code owner}, in seq order.
+   *
+   * @param ordered claim only the first unfinished event of each aggregate
+   */
+  public List<ClaimedEvent> claim(String owner, int limit, boolean ordered, Duration lease)
+      throws SQLException {
+    return inTransaction(
+        c -> {
+          OutboxSql s = sql(c);
+          List<ClaimedEvent> claimed =
+              s.dialect().claimsInOneStatement()
+                  ? claimInOneStatement(c, s, owner, limit, ordered, lease)
+                  : claimInSteps(c, s, owner, limit, ordered, lease);
+          claimed.sort(Comparator.comparingLong(ClaimedEvent::seq));
+          return claimed;
+        });
+  }
+
+  private static List<ClaimedEvent> claimInOneStatement(
+      Connection c, OutboxSql s, String owner, int limit, boolean ordered, Duration lease)
+      throws SQLException {
+    String template = ordered ? s.dialect().claimOrdered() : s.dialect().claimUnordered();
+    try (PreparedStatement ps = c.prepareStatement(s.sql(template))) {
+      ps.setString(1, owner);
+      ps.setLong(2, lease.toMillis());
+      ps.setInt(3, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        // RETURNING shows the row after the update: attempts already counts this claim.
+        return readClaimed(rs, s.dialect(), 0);
+      }
+    }
+  }
+
+  private static List<ClaimedEvent> claimInSteps(
+      Connection c, OutboxSql s, String owner, int limit, boolean ordered, Duration lease)
+      throws SQLException {
+    List<ClaimedEvent> claimed;
+    if (ordered) {
+      // Read twice the batch: candidates other relays lock meanwhile are skipped, not waited on.
+      List<Long> candidates = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().orderedCandidates()))) {
+        ps.setInt(1, limit * 2);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            candidates.add(rs.getLong(1));
+          }
+        }
+      }
+      if (candidates.isEmpty()) {
+        return new ArrayList<>();
+      }
+      try (PreparedStatement ps =
+          c.prepareStatement(s.sql(s.dialect().lockCandidates(), candidates.size()))) {
+        int i = 1;
+        for (long seq : candidates) {
+          ps.setLong(i++, seq);
+        }
+        ps.setInt(i, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          claimed = readClaimed(rs, s.dialect(), 1);
+        }
+      }
+    } else {
+      try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().lockUnordered()))) {
+        ps.setInt(1, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          claimed = readClaimed(rs, s.dialect(), 1);
+        }
+      }
+    }
+    if (!claimed.isEmpty()) {
+      try (PreparedStatement ps =
+          c.prepareStatement(s.sql(s.dialect().markClaimed(), claimed.size()))) {
+        ps.setString(1, owner);
+        ps.setLong(2, lease.toMillis());
+        int i = 3;
+        for (ClaimedEvent e : claimed) {
+          ps.setLong(i++, e.seq());
+        }
+        ps.executeUpdate();
+      }
+    }
+    return claimed;
+  }
+
+  private static List<ClaimedEvent> readClaimed(ResultSet rs, SqlDialect dialect, int attemptBump)
+      throws SQLException {
+    List<ClaimedEvent> claimed = new ArrayList<>();
+    while (rs.next()) {
+      long seq = rs.getLong("seq");
+      int attempt = rs.getInt("attempts") + attemptBump;
+      boolean expired = rs.getBoolean("expired");
+      OutboxEvent event;
+      try {
+        event = EventRows.read(rs, dialect);
+      } catch (RuntimeException e) {
+        claimed.add(ClaimedEvent.unreadable(seq, attempt, "unreadable row: " + e.getMessage()));
+        continue;
+      }
+      claimed.add(ClaimedEvent.of(seq, attempt, expired, event));
+    }
+    return claimed;
+  }
+
+  /** Hands IN_FLIGHT rows whose lease ran out (by the database clock) back to PENDING. */
+  public int reclaimExpiredLeases() throws SQLException {
+    return inTransaction(
+        c -> {
+          OutboxSql s = sql(c);
+          try (PreparedStatement ps =
+              c.prepareStatement(s.sql(s.dialect().reclaimExpiredLeases()))) {
+            return ps.executeUpdate();
+          }
+        });
+  }
+
+  /**
+   * Records the outcome of a batch in one transaction. Every update is fenced by the lease owner:
+   * rows whose lease was lost (expired and taken over) are left alone.
+   *
+   * @param deleteDelivered delete delivered rows instead of marking them PUBLISHED
+   * @return how many rows were actually updated; fewer than {@code acks.size()} means leases lost
+   */
+  public int acknowledge(String owner, List<Ack> acks, boolean deleteDelivered)
+      throws SQLException {
+    Map<Ack.Kind, List<Ack>> byKind = new EnumMap<>(Ack.Kind.class);
+    for (Ack ack : acks) {
+      byKind.computeIfAbsent(ack.kind(), k -> new ArrayList<>()).add(ack);
+    }
+    return inTransaction(
+        c -> {
+          SqlDialect d = sql(c).dialect();
+          int updated = 0;
+          updated +=
+              updateSeqs(
+                  c,
+                  deleteDelivered ? d.deletePublished() : d.markPublished(),
+                  owner,
+                  byKind.get(Ack.Kind.PUBLISHED));
+          updated += updateSeqs(c, d.markExpired(), owner, byKind.get(Ack.Kind.EXPIRED));
+          updated += updateSeqs(c, d.release(), owner, byKind.get(Ack.Kind.RELEASE));
+          updated += updateRetries(c, d.markRetry(), owner, byKind.get(Ack.Kind.RETRY));
+          updated += updateDead(c, d.markDead(), owner, byKind.get(Ack.Kind.DEAD));
+          return updated;
+        });
+  }
+
+  private int updateSeqs(Connection c, String template, String owner, List<Ack> acks)
+      throws SQLException {
+    if (acks == null) {
+      return 0;
+    }
+    int updated = 0;
+    for (int from = 0; from < acks.size(); from += MAX_IN_LIST) {
+      List<Ack> chunk = acks.subList(from, Math.min(acks.size(), from + MAX_IN_LIST));
+      try (PreparedStatement ps = c.prepareStatement(sql.sql(template, chunk.size()))) {
+        ps.setString(1, owner);
+        int i = 2;
+        for (Ack ack : chunk) {
+          ps.setLong(i++, ack.seq());
+        }
+        updated += ps.executeUpdate();
+      }
+    }
+    return updated;
+  }
+
+  private int updateRetries(Connection c, String template, String owner, List<Ack> acks)
+      throws SQLException {
+    if (acks == null) {
+      return 0;
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.sql(template))) {
+      for (Ack ack : acks) {
+        ps.setLong(1, ack.delayMicros());
+        ps.setInt(2, ack.charged() ? 0 : 1);
+        ps.setString(3, ack.error());
+        ps.setLong(4, ack.seq());
+        ps.setString(5, owner);
+        ps.addBatch();
+      }
+      return sum(ps.executeBatch());
+    }
+  }
+
+  private int updateDead(Connection c, String template, String owner, List<Ack> acks)
+      throws SQLException {
+    if (acks == null) {
+      return 0;
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.sql(template))) {
+      for (Ack ack : acks) {
+        ps.setString(1, ack.error());
+        ps.setLong(2, ack.seq());
+        ps.setString(3, owner);
+        ps.addBatch();
+      }
+      return sum(ps.executeBatch());
+    }
+  }
+
+  private static int sum(int[] counts) {
+    int total = 0;
+    for (int n : counts) {
+      // SUCCESS_NO_INFO (-2): the driver did not say; count it as done.
+      total += n == PreparedStatement.SUCCESS_NO_INFO ? 1 : Math.max(n, 0);
+    }
+    return total;
+  }
+}

@@ -1,0 +1,702 @@
+package dev.outboxkit.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.OutboxMessage;
+import dev.outboxkit.SendResult;
+import dev.outboxkit.Transport;
+import dev.outboxkit.jdbc.internal.RelayStore;
+import dev.outboxkit.jdbc.internal.TableName;
+import dev.outboxkit.testing.RecordingTransport;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+import org.junit.jupiter.api.Test;
+
+/** The relay protocol of DESIGN.md §5 and the guarantees of §1, on every database. */
+abstract class RelayContractTest extends DatabaseTest {
+
+  private OutboxAdmin admin() {
+    return OutboxAdmin.create(ds);
+  }
+
+  private OutboxRelay.Builder relay(Transport transport, String name) {
+    return OutboxRelay.builder(ds, transport)
+        .name(name)
+        .batchSize(100)
+        .pollInterval(Duration.ofMillis(20))
+        .retryBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
+        .shutdownTimeout(Duration.ofSeconds(5))
+        .random(new Random(42));
+  }
+
+  private static OutboxEvent event(String aggregateId, int n) {
+    return OutboxEvent.builder("Order", aggregateId, "OrderPlaced")
+        .payload("{\"n\":" + n + "}")
+        .header("n", Integer.toString(n))
+        .build();
+  }
+
+  private List<OutboxEvent> append(int count, IntFunction<OutboxEvent> factory)
+      throws SQLException {
+    List<OutboxEvent> all = new ArrayList<>(count);
+    try (Connection c = transaction()) {
+      List<OutboxEvent> chunk = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        OutboxEvent e = factory.apply(i);
+        all.add(e);
+        chunk.add(e);
+        if (chunk.size() == 500) {
+          Outbox.appendAll(c, chunk);
+          c.commit();
+          chunk.clear();
+        }
+      }
+      Outbox.appendAll(c, chunk);
+      c.commit();
+    }
+    return all;
+  }
+
+  private long countStatus(EventStatus status) {
+    return admin().count(status);
+  }
+
+  private void awaitPublished(long expected, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (countStatus(EventStatus.PUBLISHED) < expected) {
+      assertThat(System.nanoTime())
+          .as("all %d events published in time", expected)
+          .isLessThan(deadline);
+      Thread.sleep(50);
+    }
+  }
+
+  /** Shifts every lease into the past: the database clock cannot be moved, the rows can. */
+  private void expireLeases() throws SQLException {
+    String past =
+        dialect == Dialect.POSTGRESQL
+            ? "now() - INTERVAL '1 hour'"
+            : dialect == Dialect.H2
+                ? "DATEADD(HOUR, -1, CURRENT_TIMESTAMP)"
+                : "UTC_TIMESTAMP(6) - INTERVAL 1 HOUR";
+    execute("UPDATE outbox_event SET lease_until = " + past + " WHERE status = 'IN_FLIGHT'");
+  }
+
+  /** Makes every waiting retry available now. */
+  private void makeRetriesDue() throws SQLException {
+    String now =
+        dialect == Dialect.POSTGRESQL
+            ? "now()"
+            : dialect == Dialect.H2 ? "CURRENT_TIMESTAMP" : "UTC_TIMESTAMP(6)";
+    execute("UPDATE outbox_event SET available_at = " + now + " WHERE status = 'PENDING'");
+  }
+
+  private Map<String, Object> row(UUID id) throws SQLException {
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT status, attempts, last_error, lease_owner FROM outbox_event WHERE id = ?")) {
+      sql().setUuid(ps, 1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).as("row %s exists", id).isTrue();
+        Map<String, Object> row = new HashMap<>();
+        row.put("status", rs.getString("status"));
+        row.put("attempts", rs.getInt("attempts"));
+        row.put("last_error", rs.getString("last_error"));
+        row.put("lease_owner", rs.getString("lease_owner"));
+        return row;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- at-least-once, no duplicates
+
+  @Test
+  void four_relays_deliver_twenty_thousand_events_exactly_once() throws Exception {
+    List<OutboxEvent> events = append(20_000, i -> event("a" + (i % 500), i));
+    RecordingTransport transport = new RecordingTransport();
+    List<OutboxRelay> relays = new ArrayList<>();
+    try {
+      for (int r = 0; r < 4; r++) {
+        OutboxRelay relay = relay(transport, "r" + r).ordered(false).build();
+        relays.add(relay);
+        relay.start();
+      }
+      awaitPublished(events.size(), Duration.ofMinutes(2));
+    } finally {
+      relays.forEach(OutboxRelay::close);
+    }
+
+    List<OutboxEvent> delivered = transport.deliveredEvents();
+    assertThat(delivered).hasSize(events.size());
+    assertThat(new HashSet<>(delivered)).containsExactlyInAnyOrderElementsOf(events);
+    assertThat(admin().countByStatus())
+        .containsEntry(EventStatus.PUBLISHED, 20_000L)
+        .containsEntry(EventStatus.PENDING, 0L)
+        .containsEntry(EventStatus.IN_FLIGHT, 0L);
+  }
+
+  @Test
+  void random_retries_still_deliver_everything_without_duplicates() throws Exception {
+    List<OutboxEvent> events = append(20_000, i -> event("a" + (i % 500), i));
+    Random random = new Random(7);
+    RecordingTransport transport =
+        new RecordingTransport()
+            .respondWith(
+                m -> {
+                  synchronized (random) {
+                    return random.nextInt(10) == 0
+                        ? SendResult.retry("flaky broker #" + random.nextInt(1000), null)
+                        : SendResult.delivered();
+                  }
+                });
+    List<OutboxRelay> relays = new ArrayList<>();
+    try {
+      for (int r = 0; r < 4; r++) {
+        OutboxRelay relay = relay(transport, "r" + r).ordered(false).maxAttempts(50).build();
+        relays.add(relay);
+        relay.start();
+      }
+      awaitPublished(events.size(), Duration.ofMinutes(2));
+    } finally {
+      relays.forEach(OutboxRelay::close);
+    }
+
+    // No ack was lost here, so no event may have been delivered twice.
+    assertThat(transport.deliveredEvents()).hasSize(events.size()).doesNotHaveDuplicates();
+    assertThat(transport.attempts().size()).isGreaterThan(events.size());
+    assertThat(countStatus(EventStatus.DEAD)).isZero();
+  }
+
+  // --------------------------------------------------------------------------- ordered mode
+
+  @Test
+  void ordered_mode_keeps_each_aggregates_append_order_across_relays_and_retries()
+      throws Exception {
+    int aggregates = 50;
+    int perAggregate = 200;
+    append(aggregates * perAggregate, i -> event("agg-" + (i % aggregates), i / aggregates));
+    Random random = new Random(11);
+    RecordingTransport transport =
+        new RecordingTransport()
+            .respondWith(
+                m -> {
+                  synchronized (random) {
+                    return random.nextInt(10) == 0
+                        ? SendResult.retry("flaky " + random.nextInt(), null)
+                        : SendResult.delivered();
+                  }
+                });
+    List<OutboxRelay> relays = new ArrayList<>();
+    try {
+      for (int r = 0; r < 3; r++) {
+        OutboxRelay relay = relay(transport, "o" + r).maxAttempts(50).build();
+        relays.add(relay);
+        relay.start();
+      }
+      awaitPublished((long) aggregates * perAggregate, Duration.ofMinutes(3));
+    } finally {
+      relays.forEach(OutboxRelay::close);
+    }
+
+    Map<String, List<Integer>> sendOrder = new HashMap<>();
+    for (RecordingTransport.Attempt a : transport.attempts()) {
+      OutboxEvent e = a.message().event();
+      sendOrder
+          .computeIfAbsent(e.aggregateId(), k -> new ArrayList<>())
+          .add(Integer.parseInt(e.headers().get("n")));
+    }
+    assertThat(sendOrder).hasSize(aggregates);
+    sendOrder.forEach(
+        (aggregate, ns) -> {
+          // Every attempt, failed or not, follows append order: a retried event is resent before
+          // its successors are ever tried.
+          for (int i = 1; i < ns.size(); i++) {
+            assertThat(ns.get(i))
+                .as("attempt %d of %s", i, aggregate)
+                .isGreaterThanOrEqualTo(ns.get(i - 1));
+          }
+          assertThat(new HashSet<>(ns)).hasSize(perAggregate);
+        });
+  }
+
+  @Test
+  void ordered_mode_claims_only_the_head_of_each_aggregate() throws Exception {
+    append(10, i -> event(i < 5 ? "x" : "y", i));
+    RecordingTransport transport = new RecordingTransport();
+    try (OutboxRelay relay = relay(transport, "heads").build()) {
+      assertThat(relay.runOnce()).isEqualTo(2);
+      assertThat(transport.deliveredEvents())
+          .extracting(e -> e.headers().get("n"))
+          .containsExactly("0", "5");
+      assertThat(relay.drain()).isEqualTo(8);
+    }
+    assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(10);
+  }
+
+  // ------------------------------------------------------------------------ leases and fencing
+
+  @Test
+  void a_dead_relays_events_are_delivered_by_another_after_the_lease() throws Exception {
+    List<OutboxEvent> events = append(5, i -> event("a" + i, i));
+    RelayStore deadRelay = new RelayStore(ds, TableName.of("outbox_event"), null);
+    assertThat(deadRelay.claim("crashed@1/1", 10, false, Duration.ofMinutes(1))).hasSize(5);
+
+    RecordingTransport transport = new RecordingTransport();
+    try (OutboxRelay survivor = relay(transport, "survivor").build()) {
+      assertThat(survivor.drain()).as("leases still valid").isZero();
+      expireLeases();
+      try (OutboxRelay restarted = relay(transport, "survivor").build()) {
+        assertThat(restarted.drain()).isEqualTo(5);
+      }
+    }
+    assertThat(transport.deliveredEvents()).containsExactlyInAnyOrderElementsOf(events);
+    assertThat(row(events.get(0).id()))
+        .containsEntry("status", "PUBLISHED")
+        .containsEntry("attempts", 2);
+  }
+
+  @Test
+  void a_stalled_relay_whose_lease_was_taken_over_cannot_overwrite_the_new_owner()
+      throws Exception {
+    OutboxEvent e = append(1, i -> event("a", i)).get(0);
+    CountDownLatch sending = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    Transport stalling =
+        m -> {
+          sending.countDown();
+          try {
+            resume.await();
+          } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+          }
+          return SendResult.delivered();
+        };
+    AtomicInteger leaseLost = new AtomicInteger();
+    RelayListener listener =
+        new RelayListener() {
+          @Override
+          public void leaseLost(int events) {
+            leaseLost.addAndGet(events);
+          }
+        };
+    RecordingTransport second =
+        new RecordingTransport().respondWith(m -> SendResult.reject("new owner rejects"));
+    try (OutboxRelay stale = relay(stalling, "stale").listener(listener).build();
+        OutboxRelay fresh = relay(second, "fresh").build()) {
+      Thread t = new Thread(stale::runOnce);
+      t.start();
+      assertThat(sending.await(10, TimeUnit.SECONDS)).isTrue();
+      expireLeases();
+      assertThat(fresh.runOnce()).isEqualTo(1); // takes over and quarantines it
+      resume.countDown();
+      t.join(10_000);
+    }
+    assertThat(leaseLost.get()).isEqualTo(1);
+    assertThat(row(e.id()))
+        .containsEntry("status", "DEAD")
+        .containsEntry("last_error", "new owner rejects");
+  }
+
+  // ------------------------------------------------------------------ outages are not poison
+
+  @Test
+  void a_five_minute_outage_charges_no_attempt_and_kills_nothing() throws Exception {
+    List<OutboxEvent> events = append(300, i -> event("a" + (i % 30), i));
+    MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    Instant recovery = clock.instant().plus(Duration.ofMinutes(5));
+    AtomicInteger calls = new AtomicInteger();
+    RecordingTransport transport =
+        new RecordingTransport()
+            .respondWith(
+                m -> {
+                  calls.incrementAndGet();
+                  return clock.instant().isBefore(recovery)
+                      ? SendResult.unavailable("broker down")
+                      : SendResult.delivered();
+                });
+    try (OutboxRelay relay =
+        relay(transport, "outage").clock(clock).maxAttempts(2).ordered(false).build()) {
+      while (clock.instant().isBefore(recovery)) {
+        relay.runOnce();
+        clock.advance(Duration.ofSeconds(1));
+      }
+      assertThat(countStatus(EventStatus.PENDING)).isEqualTo(300);
+      int duringOutage = calls.get();
+      // One full batch, then single-event probes spaced by the growing pause (<= 30 s).
+      assertThat(duringOutage).isBetween(100 + 5, 100 + 60);
+      clock.advance(Duration.ofMinutes(1));
+      relay.drain();
+    }
+    assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(300);
+    assertThat(countStatus(EventStatus.DEAD)).isZero();
+    assertThat(transport.deliveredEvents()).containsExactlyInAnyOrderElementsOf(events);
+    assertThat(count("SELECT MAX(attempts) FROM outbox_event"))
+        .as("only the delivering attempt counted")
+        .isEqualTo(1);
+  }
+
+  @Test
+  void a_transport_failing_every_event_the_same_way_is_treated_as_an_outage() throws Exception {
+    append(10, i -> event("a" + i, i));
+    RecordingTransport transport =
+        new RecordingTransport().respondWith(m -> SendResult.retry("Connection refused", null));
+    try (OutboxRelay relay = relay(transport, "naive").maxAttempts(1).ordered(false).build()) {
+      assertThat(relay.runOnce()).isEqualTo(10);
+    }
+    assertThat(countStatus(EventStatus.DEAD)).as("maxAttempts 1, yet nothing died").isZero();
+    assertThat(count("SELECT MAX(attempts) FROM outbox_event")).isZero();
+  }
+
+  @Test
+  void a_hanging_transport_is_cut_off_by_the_send_timeout_and_retried_uncharged() throws Exception {
+    OutboxEvent e = append(1, i -> event("a", i)).get(0);
+    CountDownLatch never = new CountDownLatch(1);
+    Transport hanging =
+        m -> {
+          try {
+            never.await();
+          } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+          }
+          return SendResult.delivered();
+        };
+    try (OutboxRelay relay =
+        relay(hanging, "hang")
+            .sendTimeout(Duration.ofMillis(200))
+            .leaseDuration(Duration.ofSeconds(30))
+            .build()) {
+      assertThat(relay.runOnce()).isEqualTo(1);
+    }
+    assertThat(row(e.id())).containsEntry("status", "PENDING").containsEntry("attempts", 0);
+  }
+
+  // ------------------------------------------------------------------------------ poison
+
+  @Test
+  void a_rejected_event_goes_dead_with_its_reason_and_the_rest_flow_unordered() throws Exception {
+    List<OutboxEvent> events = append(20, i -> event("a" + (i % 2), i));
+    UUID poison = events.get(4).id();
+    RecordingTransport transport =
+        new RecordingTransport()
+            .respondWith(
+                m ->
+                    m.event().id().equals(poison)
+                        ? SendResult.reject("schema invalid")
+                        : SendResult.delivered());
+    try (OutboxRelay relay = relay(transport, "poison").ordered(false).build()) {
+      relay.drain();
+    }
+    assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(19);
+    assertThat(row(poison))
+        .containsEntry("status", "DEAD")
+        .containsEntry("last_error", "schema invalid");
+    assertThat(admin().listDead(0, 10))
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.id()).isEqualTo(poison);
+              assertThat(d.lastError()).isEqualTo("schema invalid");
+              assertThat(d.attempts()).isEqualTo(1);
+            });
+  }
+
+  @Test
+  void in_ordered_mode_a_dead_event_holds_back_only_its_aggregate_until_replayed()
+      throws Exception {
+    List<OutboxEvent> events = append(10, i -> event(i % 2 == 0 ? "even" : "odd", i));
+    UUID poison = events.get(2).id(); // "even", n=2
+    Set<UUID> rejectOnce = ConcurrentHashMap.newKeySet();
+    RecordingTransport transport =
+        new RecordingTransport()
+            .respondWith(
+                m ->
+                    m.event().id().equals(poison) && rejectOnce.add(poison)
+                        ? SendResult.reject("bad")
+                        : SendResult.delivered());
+    try (OutboxRelay relay = relay(transport, "ordered-poison").build()) {
+      relay.drain();
+      assertThat(transport.deliveredEvents())
+          .extracting(e -> e.headers().get("n"))
+          .containsExactlyInAnyOrder("0", "1", "3", "5", "7", "9");
+      assertThat(countStatus(EventStatus.PENDING)).as("even 4, 6, 8 wait").isEqualTo(3);
+
+      assertThat(admin().replay(poison)).isTrue();
+      relay.drain();
+    }
+    assertThat(transport.deliveredEvents())
+        .filteredOn(e -> e.aggregateId().equals("even"))
+        .extracting(e -> e.headers().get("n"))
+        .containsExactly("0", "2", "4", "6", "8");
+    assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(10);
+  }
+
+  @Test
+  void an_event_failing_past_its_budget_goes_dead_naming_the_attempts() throws Exception {
+    OutboxEvent e = append(1, i -> event("a", i)).get(0);
+    RecordingTransport transport =
+        new RecordingTransport().respondWith(m -> SendResult.retry("HTTP 500", null));
+    try (OutboxRelay relay = relay(transport, "budget").maxAttempts(3).build()) {
+      for (int i = 0; i < 3; i++) {
+        assertThat(relay.runOnce()).isEqualTo(1);
+        makeRetriesDue();
+      }
+      assertThat(relay.runOnce()).isZero();
+    }
+    assertThat(row(e.id()))
+        .containsEntry("status", "DEAD")
+        .containsEntry("attempts", 3)
+        .containsEntry("last_error", "gave up after 3 attempts: HTTP 500");
+    assertThat(transport.attempts())
+        .extracting(a -> a.message().attempt())
+        .containsExactly(1, 2, 3);
+  }
+
+  @Test
+  void an_unreadable_row_is_quarantined_and_does_not_block_the_batch() throws Exception {
+    List<OutboxEvent> events = append(3, i -> event("a" + i, i));
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("UPDATE outbox_event SET headers = ? WHERE id = ?")) {
+      ps.setString(1, "{not json");
+      sql().setUuid(ps, 2, events.get(1).id());
+      ps.executeUpdate();
+    }
+    RecordingTransport transport = new RecordingTransport();
+    try (OutboxRelay relay = relay(transport, "unreadable").build()) {
+      assertThat(relay.drain()).isEqualTo(3);
+    }
+    assertThat(transport.deliveredEvents()).containsExactlyInAnyOrder(events.get(0), events.get(2));
+    assertThat((String) row(events.get(1).id()).get("last_error")).startsWith("unreadable row");
+  }
+
+  // --------------------------------------------------------------------------- retry timing
+
+  @Test
+  void a_retry_waits_by_the_database_clock_within_the_backoff_cap() throws Exception {
+    OutboxEvent e = append(1, i -> event("a", i)).get(0);
+    RecordingTransport transport =
+        new RecordingTransport().respondWith(m -> SendResult.retry("busy", null));
+    try (OutboxRelay relay =
+        relay(transport, "wait").retryBackoff(Duration.ofHours(1), Duration.ofHours(2)).build()) {
+      assertThat(relay.runOnce()).isEqualTo(1);
+      assertThat(relay.runOnce()).as("not yet available").isZero();
+    }
+    String delaySeconds =
+        dialect == Dialect.POSTGRESQL
+            ? "SELECT EXTRACT(EPOCH FROM (available_at - now())) FROM outbox_event"
+            : dialect == Dialect.H2
+                ? "SELECT DATEDIFF(SECOND, CURRENT_TIMESTAMP, available_at) FROM outbox_event"
+                : "SELECT TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(6), available_at) FROM outbox_event";
+    assertThat(count(delaySeconds)).isBetween(0L, 3600L);
+    assertThat(row(e.id())).containsEntry("status", "PENDING").containsEntry("last_error", "busy");
+  }
+
+  @Test
+  void a_transport_asked_delay_is_honoured() throws Exception {
+    append(1, i -> event("a", i));
+    RecordingTransport transport =
+        new RecordingTransport().respondWith(m -> SendResult.retry("429", Duration.ofMinutes(30)));
+    try (OutboxRelay relay = relay(transport, "after").build()) {
+      relay.runOnce();
+    }
+    String delayMinutes =
+        dialect == Dialect.POSTGRESQL
+            ? "SELECT ROUND(EXTRACT(EPOCH FROM (available_at - now())) / 60) FROM outbox_event"
+            : dialect == Dialect.H2
+                ? "SELECT ROUND(DATEDIFF(SECOND, CURRENT_TIMESTAMP, available_at) / 60.0) FROM outbox_event"
+                : "SELECT ROUND(TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(6), available_at) / 60) FROM outbox_event";
+    assertThat(count(delayMinutes)).isEqualTo(30);
+  }
+
+  // ----------------------------------------------------------------------- expiry, shutdown
+
+  @Test
+  void an_expired_event_is_marked_expired_and_never_sent() throws Exception {
+    OutboxEvent stale =
+        OutboxEvent.builder("Order", "a", "Reminder")
+            .payload("{}")
+            .expiresAt(Instant.now().minusSeconds(60))
+            .build();
+    OutboxEvent fresh =
+        OutboxEvent.builder("Order", "a", "Reminder")
+            .payload("{}")
+            .expiresAt(Instant.now().plusSeconds(3600))
+            .build();
+    try (Connection c = transaction()) {
+      Outbox.appendAll(c, List.of(stale, fresh));
+      c.commit();
+    }
+    RecordingTransport transport = new RecordingTransport();
+    try (OutboxRelay relay = relay(transport, "expiry").build()) {
+      relay.drain();
+    }
+    assertThat(transport.deliveredEvents()).containsExactly(fresh);
+    assertThat(row(stale.id())).containsEntry("status", "EXPIRED");
+  }
+
+  @Test
+  void close_hands_an_unfinished_batch_straight_back() throws Exception {
+    List<OutboxEvent> events = append(5, i -> event("a" + i, i));
+    CountDownLatch sending = new CountDownLatch(1);
+    Transport stuck =
+        new Transport() {
+          @Override
+          public SendResult send(OutboxMessage m) {
+            return SendResult.delivered();
+          }
+
+          @Override
+          public List<SendResult> sendBatch(List<OutboxMessage> batch) {
+            sending.countDown();
+            try {
+              Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("interrupted");
+          }
+        };
+    OutboxRelay relay = relay(stuck, "closing").shutdownTimeout(Duration.ofMillis(300)).build();
+    relay.start();
+    assertThat(sending.await(10, TimeUnit.SECONDS)).isTrue();
+    relay.close();
+
+    assertThat(countStatus(EventStatus.PENDING)).isEqualTo(5);
+    assertThat(count("SELECT MAX(attempts) FROM outbox_event")).isZero();
+    RecordingTransport after = new RecordingTransport();
+    try (OutboxRelay next = relay(after, "next").build()) {
+      assertThat(next.drain()).as("no lease to wait out").isEqualTo(5);
+    }
+    assertThat(after.deliveredEvents()).containsExactlyInAnyOrderElementsOf(events);
+  }
+
+  @Test
+  void a_started_relay_delivers_promptly_after_wake_up() throws Exception {
+    RecordingTransport transport = new RecordingTransport();
+    try (OutboxRelay relay =
+        relay(transport, "wake").pollInterval(Duration.ofMinutes(10)).build()) {
+      relay.start();
+      Thread.sleep(100); // let it go idle on an empty table
+      append(1, i -> event("a", i));
+      relay.wakeUp();
+      assertThat(transport.awaitDelivered(1, Duration.ofSeconds(10))).isTrue();
+    }
+  }
+
+  @Test
+  void delete_on_publish_leaves_no_row() throws Exception {
+    append(7, i -> event("a" + i, i));
+    try (OutboxRelay relay =
+        relay(new RecordingTransport(), "delete").deleteOnPublish(true).build()) {
+      assertThat(relay.drain()).isEqualTo(7);
+    }
+    assertThat(rows()).isZero();
+  }
+
+  // -------------------------------------------------------------------------------- admin
+
+  @Test
+  void admin_counts_ages_replays_discards_and_purges_only_finished_rows() throws Exception {
+    List<OutboxEvent> events = append(6, i -> event("a" + i, i));
+    Set<UUID> reject = Set.of(events.get(0).id(), events.get(1).id());
+    RecordingTransport transport =
+        new RecordingTransport()
+            .respondWith(
+                m ->
+                    reject.contains(m.event().id())
+                        ? SendResult.reject("no")
+                        : SendResult.delivered());
+    try (OutboxRelay relay = relay(transport, "admin").build()) {
+      relay.drain();
+    }
+    append(2, i -> event("later" + i, i)); // PENDING
+    new RelayStore(ds, TableName.of("outbox_event"), null)
+        .claim("someone@x/1", 1, false, Duration.ofMinutes(5)); // IN_FLIGHT
+
+    OutboxAdmin admin = admin();
+    assertThat(admin.countByStatus())
+        .containsEntry(EventStatus.PUBLISHED, 4L)
+        .containsEntry(EventStatus.DEAD, 2L)
+        .containsEntry(EventStatus.PENDING, 1L)
+        .containsEntry(EventStatus.IN_FLIGHT, 1L)
+        .containsEntry(EventStatus.EXPIRED, 0L);
+    assertThat(admin.oldestPendingAge())
+        .hasValueSatisfying(age -> assertThat(age).isLessThan(Duration.ofMinutes(5)));
+
+    assertThat(admin.purgeFinished(Duration.ZERO)).isEqualTo(4);
+    assertThat(admin.countByStatus())
+        .containsEntry(EventStatus.PUBLISHED, 0L)
+        .containsEntry(EventStatus.DEAD, 2L)
+        .containsEntry(EventStatus.PENDING, 1L)
+        .containsEntry(EventStatus.IN_FLIGHT, 1L);
+
+    List<DeadEvent> page1 = admin.listDead(0, 1);
+    List<DeadEvent> page2 = admin.listDead(page1.get(0).seq(), 1);
+    assertThat(page1).extracting(DeadEvent::id).containsExactly(events.get(0).id());
+    assertThat(page2).extracting(DeadEvent::id).containsExactly(events.get(1).id());
+    assertThat(admin.discard(events.get(0).id())).isTrue();
+    assertThat(admin.discard(events.get(0).id())).isFalse();
+    assertThat(admin.replayAllDead()).isEqualTo(1);
+    assertThat(row(events.get(1).id()))
+        .containsEntry("status", "PENDING")
+        .containsEntry("attempts", 0);
+    assertThat(admin.replay(events.get(1).id())).as("no longer DEAD").isFalse();
+  }
+
+  @Test
+  void purge_keeps_rows_younger_than_the_retention() throws Exception {
+    append(3, i -> event("a" + i, i));
+    try (OutboxRelay relay = relay(new RecordingTransport(), "keep").build()) {
+      relay.drain();
+    }
+    assertThat(OutboxAdmin.builder(ds).purgeBatchSize(1).build().purgeFinished(Duration.ofHours(1)))
+        .isZero();
+    assertThat(OutboxAdmin.builder(ds).purgeBatchSize(1).build().purgeFinished(Duration.ZERO))
+        .isEqualTo(3);
+  }
+
+  // ------------------------------------------------------------------------ configuration
+
+  @Test
+  void contradictory_settings_are_refused_at_build_time() {
+    RecordingTransport t = new RecordingTransport();
+    assertThatThrownBy(
+            () ->
+                OutboxRelay.builder(ds, t)
+                    .leaseDuration(Duration.ofSeconds(10))
+                    .sendTimeout(Duration.ofSeconds(10))
+                    .build())
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("sendTimeout (PT10S) must be shorter than leaseDuration (PT10S)");
+    assertThatThrownBy(() -> OutboxRelay.builder(ds, t).batchSize(0))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("batchSize");
+    assertThatThrownBy(() -> OutboxRelay.builder(ds, t).pollInterval(Duration.ZERO))
+        .isInstanceOf(OutboxConfigurationException.class);
+    assertThatThrownBy(() -> OutboxRelay.builder(ds, t).name("bad name"))
+        .isInstanceOf(OutboxConfigurationException.class);
+    assertThatThrownBy(() -> OutboxRelay.builder(ds, t).table("x;y"))
+        .isInstanceOf(OutboxConfigurationException.class);
+  }
+}
