@@ -219,8 +219,8 @@ public class MySqlDialect extends SqlDialect {
   }
 
   @Override
-  public boolean relayNeedsReadCommitted() {
-    return true;
+  public String beforeRelayTransaction() {
+    return "SET TRANSACTION ISOLATION LEVEL READ COMMITTED";
   }
 
   @Override

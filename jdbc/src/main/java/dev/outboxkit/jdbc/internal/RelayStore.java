@@ -56,14 +56,13 @@ public final class RelayStore {
 
   private <T> T inTransaction(Transactions.Work<T> work) throws SQLException {
     OutboxSql s = sql;
-    boolean readCommitted = s != null && s.dialect().relayNeedsReadCommitted();
     if (s == null) {
-      // First call: learn the dialect, then run with the right isolation.
+      // First call: learn the dialect, so the transaction starts the right way.
       try (Connection c = ds.getConnection()) {
-        readCommitted = sql(c).dialect().relayNeedsReadCommitted();
+        s = sql(c);
       }
     }
-    return Transactions.inTransaction(ds, readCommitted, work);
+    return Transactions.inTransaction(ds, s.dialect().beforeRelayTransaction(), work);
   }
 
   /**

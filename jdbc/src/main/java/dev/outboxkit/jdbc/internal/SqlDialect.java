@@ -119,12 +119,13 @@ public abstract class SqlDialect {
   public abstract String purgeFinished();
 
   /**
-   * True when the relay should run its short transactions at READ COMMITTED. On InnoDB the default
-   * REPEATABLE READ takes gap locks while claiming, which would stall applications inserting new
-   * events into the same index range.
+   * A statement run before each relay transaction, or null for none. On InnoDB it sets READ
+   * COMMITTED for the next transaction only: the default REPEATABLE READ takes gap locks while
+   * claiming, which would stall applications inserting new events into the same index range, and a
+   * one-shot setting leaves the pooled connection's own level untouched, with nothing to restore.
    */
-  public boolean relayNeedsReadCommitted() {
-    return false;
+  public String beforeRelayTransaction() {
+    return null;
   }
 
   /** Binds an event id. */

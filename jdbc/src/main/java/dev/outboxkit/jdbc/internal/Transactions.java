@@ -2,6 +2,7 @@ package dev.outboxkit.jdbc.internal;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import javax.sql.DataSource;
 
 /**
@@ -19,18 +20,22 @@ public final class Transactions {
   }
 
   /**
-   * Runs work in one transaction: commit on success, rollback on failure.
+   * Runs work in one transaction: commit on success, rollback on failure. Touches the connection's
+   * settings only where it must (auto-commit, when on), so a pool configured with {@code
+   * autoCommit=false} costs no extra round trips.
    *
-   * @param readCommitted run at READ COMMITTED (see {@link SqlDialect#relayNeedsReadCommitted()})
+   * @param prelude a statement to run first (see {@link SqlDialect#beforeRelayTransaction()}), or
+   *     null
    */
-  public static <T> T inTransaction(DataSource ds, boolean readCommitted, Work<T> work)
+  public static <T> T inTransaction(DataSource ds, String prelude, Work<T> work)
       throws SQLException {
     try (Connection c = ds.getConnection()) {
       boolean autoCommit = c.getAutoCommit();
-      int isolation = c.getTransactionIsolation();
       try {
-        if (readCommitted && isolation != Connection.TRANSACTION_READ_COMMITTED) {
-          c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        if (prelude != null) {
+          try (Statement s = c.createStatement()) {
+            s.execute(prelude);
+          }
         }
         if (autoCommit) {
           c.setAutoCommit(false);
@@ -42,7 +47,9 @@ public final class Transactions {
         rollbackQuietly(c, e);
         throw e;
       } finally {
-        restore(c, autoCommit, isolation);
+        if (autoCommit) {
+          restoreAutoCommit(c);
+        }
       }
     }
   }
@@ -55,14 +62,9 @@ public final class Transactions {
     }
   }
 
-  private static void restore(Connection c, boolean autoCommit, int isolation) {
+  private static void restoreAutoCommit(Connection c) {
     try {
-      if (c.getTransactionIsolation() != isolation) {
-        c.setTransactionIsolation(isolation);
-      }
-      if (autoCommit) {
-        c.setAutoCommit(true);
-      }
+      c.setAutoCommit(true);
     } catch (SQLException ignored) {
       // The connection is broken; closing it hands it back and the pool will discard it.
     }
