@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  *       OUTBOXKIT_TEST_MYSQL_URL} (MySQL or MariaDB: the product is detected), {@code
  *       OUTBOXKIT_TEST_MARIADB_URL}, each with optional {@code _USER} and {@code _PASSWORD}
  *       variables ({@code OUTBOXKIT_TEST_POSTGRES_USER}, ...);
- *   <li>embedded real servers from Maven Central (PostgreSQL, MariaDB).
+ *   <li>embedded real servers from Maven Central (PostgreSQL 14, MariaDB 11.4, MySQL 8.0.15),
+ *       started by the test JVM; see {@link Fallbacks}.
  * </ol>
  *
  * H2 is always in memory. A flavour that cannot be had aborts the test (reported as skipped) with

@@ -1,0 +1,410 @@
+package dev.outboxkit.kafka;
+
+import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.OutboxMessage;
+import dev.outboxkit.SendResult;
+import dev.outboxkit.Transport;
+import dev.outboxkit.kafka.internal.BatchSender;
+import dev.outboxkit.kafka.internal.ProducerHandle;
+import dev.outboxkit.kafka.internal.ProducerSettings;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import org.apache.kafka.clients.producer.Producer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes outbox events to Apache Kafka. Thread-safe; one instance can serve several relays.
+ *
+ * <pre>{@code
+ * KafkaTransport kafka = KafkaTransport.builder(Map.of("bootstrap.servers", "broker:9092"))
+ *     .topicRouter(event -> "orders".equals(event.aggregateType()) ? "shop.orders" : null)
+ *     .build();
+ * OutboxRelay relay = OutboxRelay.builder(dataSource, kafka).build();
+ * }</pre>
+ *
+ * <h2>Producer</h2>
+ *
+ * <p>{@link #builder(Map)} creates a producer from a config map; the transport owns it: it closes
+ * it in {@link #close()} and replaces it when it breaks (closed, fenced, fatal error state). Where
+ * the map says nothing, it sets {@code enable.idempotence=true} and {@code acks=all} (so each
+ * partition keeps send order across the producer's retries and an acknowledged record survives the
+ * loss of a leader), {@code delivery.timeout.ms} = {@link #DEFAULT_DELIVERY_TIMEOUT}, {@code
+ * max.block.ms} = {@link #DEFAULT_MAX_BLOCK} (so a dead broker does not block {@code send} for a
+ * minute) and {@code request.timeout.ms} = {@link #DEFAULT_REQUEST_TIMEOUT}. {@link
+ * #builder(Producer)} uses a producer the caller owns: the transport never closes or replaces it,
+ * and its settings are the caller's business (give it the same ones).
+ *
+ * <p>If the map has a {@code transactional.id}, the transport wraps every batch in one Kafka
+ * transaction: a {@code read_committed} consumer then sees a batch all at once or not at all. Any
+ * failure of a record aborts the transaction, so the batch's other records come back as retry.
+ * Transactional batches take turns on the one producer. Each transport instance needs its own
+ * {@code transactional.id}: two producers sharing one fence each other. A borrowed producer must
+ * not be transactional (the transport does not run transactions on a producer it does not own).
+ *
+ * <h2>Records</h2>
+ *
+ * <p>Key = aggregate id (UTF-8), so the default partitioner keeps an aggregate on one partition;
+ * value = payload bytes; headers as listed in {@link KafkaEvents}, then the event's own headers
+ * (UTF-8 values). The record timestamp is the send time. A user header whose name is one of the
+ * transport's header names is not renamed or dropped: the event is rejected with a reason naming
+ * the header, since consumers could not tell which value is the real one.
+ *
+ * <p>Topic: the event's {@link OutboxEvent#destination() destination} if it has one; else the
+ * {@link Builder#topicRouter(Function) topic router}'s answer; else (no router, or the router
+ * answered null) {@value #DEFAULT_TOPIC_PREFIX} followed by the aggregate type, e.g. {@code
+ * outbox.event.Order}. An illegal topic name is rejected at once.
+ *
+ * <h2>Debezium compatibility</h2>
+ *
+ * <p>The default rule, key and event-id header are those of Debezium's Outbox Event Router with its
+ * defaults, so users can switch from this relay to Debezium (or back) on the same table without
+ * moving topics, keys or partitions:
+ *
+ * <table>
+ *   <caption>Debezium Outbox Event Router defaults and their equivalent here</caption>
+ *   <tr><th>router option (default)</th><th>effect</th><th>here</th></tr>
+ *   <tr><td>{@code route.by.field} ({@code aggregatetype}), {@code route.topic.regex}
+ *       ({@code (?<routedByValue>.*)}), {@code route.topic.replacement}
+ *       ({@code outbox.event.${routedByValue}})</td>
+ *       <td>topic {@code outbox.event.<aggregatetype>}</td>
+ *       <td>{@value #DEFAULT_TOPIC_PREFIX} + aggregate type, unchanged in case</td></tr>
+ *   <tr><td>{@code table.field.event.key} ({@code aggregateid})</td><td>record key</td>
+ *       <td>key = aggregate id</td></tr>
+ *   <tr><td>{@code table.field.event.id} ({@code id})</td><td>header {@code id}</td>
+ *       <td>header {@value KafkaEvents#HEADER_EVENT_ID} = event id</td></tr>
+ *   <tr><td>{@code table.field.event.payload} ({@code payload})</td><td>record value</td>
+ *       <td>value = payload bytes</td></tr>
+ *   <tr><td>{@code table.fields.additional.placement} (none)</td><td>no other headers</td>
+ *       <td>the other headers of {@link KafkaEvents} are extra; Debezium consumers ignore
+ *       them</td></tr>
+ * </table>
+ *
+ * <p>Partitions match only if the connector serializes the key as a plain string ({@code
+ * key.converter=org.apache.kafka.connect.storage.StringConverter}): a JSON key converter writes
+ * {@code "id"} with quotes, other bytes, another partition. Debezium writes the {@code id} header
+ * through the worker's header converter; {@link KafkaEvents#eventId} reads both the plain and the
+ * JSON-quoted form.
+ *
+ * <h2>Batches</h2>
+ *
+ * <p>{@link #sendBatch} hands every record to the producer, then waits for all acknowledgements
+ * together, bounded by {@link Builder#sendTimeout(Duration) sendTimeout} for the whole batch. An
+ * event is reported delivered only once the broker acknowledged it (and, in transactional mode,
+ * once the transaction committed). A record still unacknowledged at the deadline is reported as not
+ * delivered; the producer may still deliver it, so the next attempt may duplicate it, as
+ * at-least-once allows. Keep {@code sendTimeout} at least the producer's {@code
+ * delivery.timeout.ms} (so the producer, not the deadline, ends a record's attempt; checked for an
+ * owned producer) and below the relay's lease (so no other relay claims the events while they are
+ * in flight).
+ *
+ * <p>Order: the producer's idempotence keeps each partition in send order, and the default {@code
+ * max.in.flight.requests.per.connection} (5) is the most idempotence allows. When an event fails
+ * before it reaches the broker (too large, unknown topic, refused header), later events of the same
+ * aggregate in the batch are not sent and come back as retry, so they cannot overtake it. An event
+ * the broker acknowledged is reported delivered even if an earlier event of its aggregate failed at
+ * the broker (possible only when the broker refuses that one record, e.g. above the topic's {@code
+ * max.message.bytes}): reporting it as retry would only add a duplicate that deduplicating
+ * consumers drop. Order across retries is the relay's job in ordered mode.
+ *
+ * <h2>Failures</h2>
+ *
+ * <table>
+ *   <caption>How Kafka failures map to results</caption>
+ *   <tr><th>failure</th><th>result</th></tr>
+ *   <tr><td>{@code RecordTooLargeException}, {@code RecordBatchTooLargeException},
+ *       {@code SerializationException}, {@code InvalidTopicException} or an illegal topic name,
+ *       {@code InvalidRecordException}, a reserved header name</td>
+ *       <td>reject, with the reason</td></tr>
+ *   <tr><td>{@code AuthenticationException} (SASL, SSL), {@code AuthorizationException} (topic,
+ *       cluster, transactional id)</td>
+ *       <td>reject, and logged at ERROR as a configuration problem</td></tr>
+ *   <tr><td>topic does not exist and is not auto-created ({@code TimeoutException} "not present in
+ *       metadata" caused by {@code UnknownTopicOrPartitionException})</td>
+ *       <td>retry, logged at WARN: creating the topic fixes it, so the events should wait, not
+ *       die</td></tr>
+ *   <tr><td>{@code TimeoutException}, {@code NetworkException}, {@code DisconnectException}, no
+ *       acknowledgement by the batch deadline</td>
+ *       <td>retry; but unavailable when the batch had no other kind of failure and the producer
+ *       has no open connection to any broker (the broker is down or unreachable: the events are
+ *       not charged an attempt). Events acknowledged before the broker went away stay
+ *       delivered</td></tr>
+ *   <tr><td>producer closed, fenced, or in its fatal state ({@code ProducerFencedException},
+ *       {@code OutOfOrderSequenceException}, {@code InvalidProducerEpochException}, ...)</td>
+ *       <td>owned producer: it is recreated, results retry; borrowed producer: unavailable, since
+ *       only its owner can replace it</td></tr>
+ *   <tr><td>interrupted while sending</td><td>unavailable (not the event's fault)</td></tr>
+ *   <tr><td>any other exception, e.g. a throwing topic router or another retriable broker
+ *       error</td><td>retry</td></tr>
+ * </table>
+ *
+ * <p>Authentication and authorization failures are rejected, as specified for this transport; the
+ * ERROR log says it is a configuration problem. A wrong credential fails every event that reaches
+ * the broker, so fix the configuration first, then replay the rejected events.
+ */
+public final class KafkaTransport implements Transport {
+  private static final Logger log = LoggerFactory.getLogger(KafkaTransport.class);
+
+  /** Prefix of the default topic, followed by the aggregate type: {@value}. As Debezium's. */
+  public static final String DEFAULT_TOPIC_PREFIX = "outbox.event.";
+
+  /** Name used in log lines unless set: {@value}. */
+  public static final String DEFAULT_NAME = "kafka";
+
+  /** Deadline of one batch, from the call to the last acknowledgement: 40 seconds. */
+  public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(40);
+
+  /** How long {@link #close()} lets an owned producer deliver what it holds: 10 seconds. */
+  public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(10);
+
+  /** {@code delivery.timeout.ms} of an owned producer unless the config sets it: 30 seconds. */
+  public static final Duration DEFAULT_DELIVERY_TIMEOUT = Duration.ofSeconds(30);
+
+  /** {@code max.block.ms} of an owned producer unless the config sets it: 5 seconds. */
+  public static final Duration DEFAULT_MAX_BLOCK = Duration.ofSeconds(5);
+
+  /** {@code request.timeout.ms} of an owned producer unless the config sets it: 10 seconds. */
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
+  private final String name;
+  private final ProducerHandle producer;
+  private final Function<OutboxEvent, String> topicRouter;
+  private final Duration sendTimeout;
+  private final Duration closeTimeout;
+  private final BatchSender sender;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private KafkaTransport(Builder b, ProducerHandle producer) {
+    this.name = b.name;
+    this.producer = producer;
+    this.topicRouter = b.topicRouter;
+    this.sendTimeout = b.sendTimeout;
+    this.closeTimeout = b.closeTimeout;
+    this.sender = new BatchSender(name, producer, this::topicOf, sendTimeout);
+  }
+
+  /**
+   * Starts a transport that creates and owns its producer.
+   *
+   * @param producerConfig Kafka producer settings; {@code bootstrap.servers} is required, {@code
+   *     key.serializer} and {@code value.serializer} must be absent (the transport sends String
+   *     keys and byte[] values). Copied.
+   * @return a builder
+   */
+  public static Builder builder(Map<String, ?> producerConfig) {
+    if (producerConfig == null) {
+      throw new OutboxConfigurationException("producerConfig must not be null");
+    }
+    return new Builder(new LinkedHashMap<>(producerConfig), null);
+  }
+
+  /**
+   * Starts a transport over a producer the caller owns and closes; the transport never closes it.
+   * Give it {@code enable.idempotence=true} and {@code acks=all}, no {@code transactional.id}, and
+   * a {@code delivery.timeout.ms} no longer than the {@link Builder#sendTimeout(Duration)}.
+   *
+   * @param producer a non-transactional producer with String keys and byte[] values
+   * @return a builder
+   */
+  public static Builder builder(Producer<String, byte[]> producer) {
+    if (producer == null) {
+      throw new OutboxConfigurationException("producer must not be null");
+    }
+    return new Builder(null, producer);
+  }
+
+  /**
+   * Sends one event and waits for the broker's acknowledgement, within the send timeout.
+   *
+   * @throws IllegalStateException if the transport is closed
+   */
+  @Override
+  public SendResult send(OutboxMessage message) {
+    Objects.requireNonNull(message, "message");
+    return sendBatch(List.of(message)).get(0);
+  }
+
+  /**
+   * Sends every event of the batch, then waits for all acknowledgements together, within the send
+   * timeout. See the class comment for order and failure handling.
+   *
+   * @throws IllegalStateException if the transport is closed
+   */
+  @Override
+  public List<SendResult> sendBatch(List<OutboxMessage> batch) {
+    Objects.requireNonNull(batch, "batch");
+    if (closed.get()) {
+      throw new IllegalStateException("KafkaTransport '" + name + "' is closed");
+    }
+    return sender.send(batch);
+  }
+
+  /**
+   * The topic an event goes to: its destination, else the router's answer, else {@value
+   * #DEFAULT_TOPIC_PREFIX} + aggregate type.
+   *
+   * @param event any event
+   * @return the topic name (not yet checked for legality)
+   */
+  public String topicOf(OutboxEvent event) {
+    Optional<String> destination = event.destination();
+    if (destination.isPresent()) {
+      return destination.get();
+    }
+    if (topicRouter != null) {
+      String topic = topicRouter.apply(event);
+      if (topic != null) {
+        return topic;
+      }
+    }
+    return DEFAULT_TOPIC_PREFIX + event.aggregateType();
+  }
+
+  /**
+   * Closes an owned producer, letting it deliver what it holds for up to the close timeout; leaves
+   * a borrowed producer open. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      producer.close(closeTimeout);
+      log.info("[{}] Kafka transport closed", name);
+    }
+  }
+
+  /** Names the transport and its settings, without secrets. */
+  @Override
+  public String toString() {
+    return "KafkaTransport[" + name + ", sendTimeout=" + sendTimeout + "]";
+  }
+
+  /** Configures a {@link KafkaTransport}; every option is checked where it is set. */
+  public static final class Builder {
+    private final Map<String, ?> producerConfig;
+    private final Producer<String, byte[]> borrowed;
+    private String name = DEFAULT_NAME;
+    private Function<OutboxEvent, String> topicRouter;
+    private Duration sendTimeout = DEFAULT_SEND_TIMEOUT;
+    private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
+
+    private Builder(Map<String, ?> producerConfig, Producer<String, byte[]> borrowed) {
+      this.producerConfig = producerConfig;
+      this.borrowed = borrowed;
+    }
+
+    /** Names the transport in log lines, e.g. after the cluster it writes to. */
+    public Builder name(String name) {
+      if (name == null || name.isBlank()) {
+        throw new OutboxConfigurationException("name must not be blank");
+      }
+      this.name = name;
+      return this;
+    }
+
+    /**
+     * Chooses the topic of events that have no destination. The function may return null to fall
+     * back to the default rule ({@value #DEFAULT_TOPIC_PREFIX} + aggregate type). It is called on
+     * the relay's thread, once per event and attempt; if it throws, the event is retried.
+     */
+    public Builder topicRouter(Function<OutboxEvent, String> topicRouter) {
+      if (topicRouter == null) {
+        throw new OutboxConfigurationException("topicRouter must not be null");
+      }
+      this.topicRouter = topicRouter;
+      return this;
+    }
+
+    /**
+     * Deadline of one batch (or single send), from the call until the last acknowledgement. At
+     * least the producer's {@code delivery.timeout.ms}; below the relay's lease. Default {@link
+     * #DEFAULT_SEND_TIMEOUT}.
+     */
+    public Builder sendTimeout(Duration sendTimeout) {
+      this.sendTimeout = positive("sendTimeout", sendTimeout);
+      return this;
+    }
+
+    /**
+     * How long {@link KafkaTransport#close()} lets an owned producer finish; zero drops what it
+     * still holds. Default {@link #DEFAULT_CLOSE_TIMEOUT}.
+     */
+    public Builder closeTimeout(Duration closeTimeout) {
+      if (closeTimeout == null || closeTimeout.isNegative()) {
+        throw new OutboxConfigurationException(
+            "closeTimeout must be zero or positive, was " + closeTimeout);
+      }
+      this.closeTimeout = closeTimeout;
+      return this;
+    }
+
+    /**
+     * Builds the transport. An owned producer is created here (it connects lazily, on the first
+     * send).
+     *
+     * @throws OutboxConfigurationException if the producer config is incomplete or contradicts the
+     *     send timeout
+     */
+    public KafkaTransport build() {
+      ProducerHandle handle;
+      String settings;
+      if (borrowed != null) {
+        handle = ProducerHandle.borrowed(name, borrowed);
+        settings = "borrowed producer (its settings are its owner's)";
+      } else {
+        ProducerSettings owned =
+            ProducerSettings.of(
+                producerConfig,
+                DEFAULT_DELIVERY_TIMEOUT,
+                DEFAULT_MAX_BLOCK,
+                DEFAULT_REQUEST_TIMEOUT);
+        if (sendTimeout.compareTo(owned.deliveryTimeout()) < 0) {
+          throw new OutboxConfigurationException(
+              "sendTimeout ("
+                  + sendTimeout
+                  + ") is shorter than the producer's delivery.timeout.ms ("
+                  + owned.deliveryTimeout().toMillis()
+                  + " ms): records still in the producer would be reported as not delivered and"
+                  + " sent again; raise sendTimeout or lower delivery.timeout.ms");
+        }
+        if (!owned.keepsOrderAndDurability()) {
+          log.warn(
+              "[{}] producer has enable.idempotence=false or acks other than all: a retry inside"
+                  + " the producer can reorder an aggregate's events, and a leader failure can"
+                  + " lose acknowledged ones",
+              name);
+        }
+        handle = ProducerHandle.owned(name, owned);
+        settings =
+            "owned producer ("
+                + owned.describe()
+                + (owned.transactional() ? "; one Kafka transaction per batch" : "")
+                + ")";
+      }
+      KafkaTransport transport = new KafkaTransport(this, handle);
+      log.info(
+          "[{}] Kafka transport: {}, sendTimeout={}, closeTimeout={}, topics: destination, else {},"
+              + " else '{}' + aggregate type",
+          name,
+          settings,
+          sendTimeout,
+          closeTimeout,
+          topicRouter == null ? "(no router)" : "the topic router",
+          DEFAULT_TOPIC_PREFIX);
+      return transport;
+    }
+
+    private static Duration positive(String option, Duration value) {
+      if (value == null || value.isNegative() || value.isZero()) {
+        throw new OutboxConfigurationException(option + " must be positive, was " + value);
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,547 @@
+package dev.outboxkit.kafka.internal;
+
+import dev.outboxkit.Failures;
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.OutboxMessage;
+import dev.outboxkit.SendResult;
+import dev.outboxkit.kafka.internal.Classifier.Category;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TransactionAbortedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends a batch the pipelined way: hand every record to the producer, then wait for all
+ * acknowledgements together under one deadline, then classify each outcome.
+ *
+ * <p>Per-aggregate order inside a batch: once an event is known to have failed, later events of the
+ * same aggregate in the batch are not handed to the producer at all (they come back as retry), so a
+ * later event can never overtake an earlier one that failed before it was sent. The producer's
+ * idempotence keeps the order of what was sent within each partition.
+ */
+public final class BatchSender {
+  private static final Logger log = LoggerFactory.getLogger(BatchSender.class);
+
+  /** Outcome marker: the broker acknowledged the record. */
+  private static final Object ACKED = new Object();
+
+  private final String name;
+  private final ProducerHandle handle;
+  private final Function<OutboxEvent, String> router;
+  private final Duration sendTimeout;
+  // A producer has at most one open transaction: transactional batches take turns.
+  private final ReentrantLock transactionLock = new ReentrantLock();
+
+  /**
+   * @param name for log lines
+   * @param handle the producer
+   * @param router the topic of an event (destination, router function or default rule)
+   * @param sendTimeout the deadline of a whole batch, from the call to the last acknowledgement
+   */
+  public BatchSender(
+      String name,
+      ProducerHandle handle,
+      Function<OutboxEvent, String> router,
+      Duration sendTimeout) {
+    this.name = name;
+    this.handle = handle;
+    this.router = router;
+    this.sendTimeout = sendTimeout;
+  }
+
+  /**
+   * Sends the batch and returns one result per message, in order.
+   *
+   * @param batch the messages
+   * @return the results
+   */
+  public List<SendResult> send(List<OutboxMessage> batch) {
+    if (batch.isEmpty()) {
+      return List.of();
+    }
+    if (!handle.transactional()) {
+      return new Attempt(batch, false).run();
+    }
+    transactionLock.lock();
+    try {
+      return new Attempt(batch, true).run();
+    } finally {
+      transactionLock.unlock();
+    }
+  }
+
+  /** One call of {@link #send}: the state shared between the sending thread and callbacks. */
+  private final class Attempt {
+    private final List<OutboxMessage> batch;
+    private final int size;
+    private final boolean transactional;
+    private final long startNanos = System.nanoTime();
+    private final long deadlineNanos = startNanos + sendTimeout.toNanos();
+    private final Producer<String, byte[]> producer = handle.current();
+    // null while pending; ACKED; a Throwable (failed); or a SendResult decided before sending.
+    private final AtomicReferenceArray<Object> outcome;
+    private final CountDownLatch done;
+    private final String[] topics;
+    // Retry results decided before sending that are the event's own fault (its topic router
+    // failed): they show the failure was not the outage's doing.
+    private final boolean[] ownFault;
+    // Aggregates with a known failure in this batch -> the event that failed first.
+    private final Map<String, UUID> failedAggregates = new ConcurrentHashMap<>();
+    // Topics whose metadata could not be had: do not block max.block.ms again for each record.
+    private final Map<String, Throwable> failedTopics = new HashMap<>();
+    // Set when a record handed to the producer (or refused by it) failed: a transaction must abort.
+    private volatile boolean producerFailed;
+    // The record whose failure came first: in a transaction, the producer then fails every record
+    // still queued with that same exception, which says nothing about those records.
+    private final AtomicInteger firstFailure = new AtomicInteger(-1);
+
+    Attempt(List<OutboxMessage> batch, boolean transactional) {
+      this.batch = batch;
+      this.size = batch.size();
+      this.transactional = transactional;
+      this.outcome = new AtomicReferenceArray<>(size);
+      this.done = new CountDownLatch(size);
+      this.topics = new String[size];
+      this.ownFault = new boolean[size];
+    }
+
+    List<SendResult> run() {
+      boolean began = !transactional || beginTransaction();
+      if (began) {
+        sendAll();
+      }
+      boolean interrupted = awaitAll();
+      boolean committed = !transactional || (began && endTransaction());
+      return results(committed, interrupted);
+    }
+
+    private boolean beginTransaction() {
+      try {
+        handle.ensureTransactionsInitialized(producer);
+        producer.beginTransaction();
+        return true;
+      } catch (RuntimeException e) {
+        for (int i = 0; i < size; i++) {
+          fail(i, e);
+        }
+        return false;
+      }
+    }
+
+    private void sendAll() {
+      Throwable stop = null;
+      for (int i = 0; i < size; i++) {
+        OutboxEvent event = batch.get(i).event();
+        String aggregate = aggregateKey(event);
+        UUID blocker = failedAggregates.get(aggregate);
+        if (stop != null) {
+          fail(i, stop);
+          continue;
+        }
+        if (blocker != null) {
+          decide(
+              i,
+              aggregate,
+              heldBack("not sent: event " + blocker + " of the same aggregate failed before it"));
+          continue;
+        }
+        if (System.nanoTime() - deadlineNanos > 0) {
+          fail(
+              i,
+              new TimeoutException(
+                  "not sent: the batch's sendTimeout of " + sendTimeout + " passed first"));
+          continue;
+        }
+        ProducerRecord<String, byte[]> record;
+        try {
+          topics[i] = Records.checkTopic(router.apply(event));
+          record = Records.toRecord(event, topics[i]);
+        } catch (Records.EventRefusedException e) {
+          decide(i, aggregate, SendResult.reject(Failures.truncate(e.getMessage())));
+          continue;
+        } catch (RuntimeException e) {
+          // A topic router that throws: possibly passing (a lookup that failed), so retry.
+          ownFault[i] = true;
+          decide(
+              i,
+              aggregate,
+              SendResult.retry(
+                  Failures.truncate("topic router failed: " + Failures.describe(e)), null));
+          continue;
+        }
+        Throwable topicFailure = failedTopics.get(topics[i]);
+        if (topicFailure != null) {
+          fail(i, topicFailure);
+          continue;
+        }
+        final int index = i;
+        final UUID id = event.id();
+        try {
+          producer.send(
+              record,
+              (metadata, exception) -> {
+                // Runs on the producer's I/O thread (or inline for failures found in send): keep
+                // it short.
+                if (outcome.compareAndSet(index, null, exception == null ? ACKED : exception)) {
+                  if (exception != null) {
+                    failedAggregates.putIfAbsent(aggregate, id);
+                    firstFailure.compareAndSet(-1, index);
+                    producerFailed = true;
+                  }
+                  done.countDown();
+                }
+              });
+        } catch (RuntimeException e) {
+          fail(i, e);
+          Category c = Classifier.classify(e);
+          if (c == Category.PRODUCER_FATAL || c == Category.INTERRUPTED) {
+            stop = e; // every later send would fail the same way
+          }
+          continue;
+        }
+        Object now = outcome.get(i);
+        if (now instanceof Throwable) {
+          // Failed inside send(): metadata, size or topic trouble, found before anything left.
+          Throwable failure = (Throwable) now;
+          if (isTopicWide(failure)) {
+            failedTopics.put(topics[i], failure);
+            if (Classifier.classify(failure) == Category.CONNECTIVITY && noConnection()) {
+              stop = failure; // no broker reachable at all: the other topics would block too
+            }
+          }
+        }
+        if (transactional && producerFailed) {
+          // The transaction will be aborted: sending more would only be rolled back.
+          stop = rolledBack();
+        }
+      }
+    }
+
+    /** Waits for every pending acknowledgement until the deadline; true if interrupted. */
+    private boolean awaitAll() {
+      boolean interrupted = false;
+      boolean all = false;
+      try {
+        long remaining = deadlineNanos - System.nanoTime();
+        all = remaining > 0 && done.await(remaining, TimeUnit.NANOSECONDS);
+        all = all || done.getCount() == 0;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        interrupted = true;
+      }
+      if (!all) {
+        // Still in the producer: it may deliver them later, so a retry may duplicate them, which
+        // at-least-once allows. Reporting them delivered now would not be allowed.
+        Throwable late =
+            interrupted
+                ? new InterruptedException("interrupted while waiting for Kafka")
+                : new TimeoutException(
+                    "no acknowledgement from Kafka within the sendTimeout of " + sendTimeout);
+        for (int i = 0; i < size; i++) {
+          outcome.compareAndSet(i, null, late);
+        }
+      }
+      return interrupted;
+    }
+
+    /**
+     * Commits when every record handed to the producer was acknowledged, else aborts. Events
+     * refused or held back before sending never joined the transaction and do not stop the commit.
+     * True if committed.
+     */
+    private boolean endTransaction() {
+      boolean allAcked = true;
+      for (int i = 0; i < size && allAcked; i++) {
+        Object o = outcome.get(i);
+        allAcked = o == ACKED || o instanceof SendResult;
+      }
+      if (allAcked) {
+        try {
+          producer.commitTransaction();
+          return true;
+        } catch (RuntimeException e) {
+          for (int i = 0; i < size; i++) {
+            if (outcome.get(i) == ACKED) {
+              outcome.set(i, e); // acknowledged but not committed: not delivered
+            }
+          }
+        }
+      }
+      try {
+        producer.abortTransaction();
+      } catch (RuntimeException e) {
+        // A producer that cannot abort cannot start the next transaction either. A new one with
+        // the same transactional.id fences this one and makes the coordinator abort its work.
+        handle.replace(producer, e);
+      }
+      return false;
+    }
+
+    private List<SendResult> results(boolean committed, boolean interrupted) {
+      SendResult[] results = new SendResult[size];
+      Category[] categories = new Category[size];
+      boolean anyAcked = false;
+      String connectivityReason = null;
+      Throwable fatal = null;
+      int first = firstFailure.get();
+      Throwable firstCause =
+          transactional && !committed && first >= 0 && outcome.get(first) instanceof Throwable
+              ? (Throwable) outcome.get(first)
+              : null;
+      for (int i = 0; i < size; i++) {
+        Object o = outcome.get(i);
+        if (firstCause != null && i != first && isCollateral(o, firstCause)) {
+          results[i] = heldBack(rolledBack().getMessage());
+          continue;
+        }
+        if (o == ACKED) {
+          anyAcked = true;
+          if (committed) {
+            results[i] = SendResult.delivered();
+          } else {
+            results[i] = heldBack(rolledBack().getMessage());
+          }
+        } else if (o instanceof SendResult) {
+          results[i] = (SendResult) o;
+        } else if (o instanceof NotSent) {
+          results[i] = heldBack(((NotSent) o).getMessage());
+        } else {
+          Throwable failure = (Throwable) o;
+          Category c = Classifier.classify(failure);
+          categories[i] = c;
+          String reason = Classifier.reason(c, failure);
+          if (c == Category.CONNECTIVITY && connectivityReason == null) {
+            connectivityReason = reason;
+          }
+          if (Classifier.breaksProducer(failure) && fatal == null) {
+            fatal = failure;
+          }
+          results[i] = toResult(c, reason);
+        }
+      }
+      // Unavailable, not retry, when the outage explains every failure: nothing but connection
+      // symptoms (and events left out because of them), and the producer holds no connection to
+      // any broker now. Events the broker acknowledged before it went away stay delivered.
+      boolean unreachable = connectivityReason != null;
+      for (int i = 0; i < size && unreachable; i++) {
+        boolean hard =
+            ownFault[i]
+                || categories[i] != null
+                    && categories[i] != Category.CONNECTIVITY
+                    && categories[i] != Category.INTERRUPTED;
+        unreachable = !(hard && results[i].status() == SendResult.Status.RETRY);
+      }
+      if (unreachable) {
+        OptionalDouble connections = handle.connectionCount();
+        unreachable =
+            connections.isPresent()
+                ? connections.getAsDouble() < 1
+                // Without the metric (not a KafkaProducer) only a batch of which nothing was
+                // acknowledged counts as an outage.
+                : !anyAcked;
+      }
+      if (unreachable) {
+        String reason = Failures.truncate("Kafka unreachable: " + connectivityReason);
+        for (int i = 0; i < size; i++) {
+          if (results[i].status() == SendResult.Status.RETRY) {
+            results[i] = SendResult.unavailable(reason);
+          }
+        }
+      }
+      if (fatal != null) {
+        handle.replace(producer, fatal);
+      }
+      List<SendResult> list = List.of(results);
+      logBatch(list, categories, unreachable, interrupted);
+      return list;
+    }
+
+    private SendResult toResult(Category c, String reason) {
+      switch (c) {
+        case REJECT:
+        case REJECT_SECURITY:
+          return SendResult.reject(reason);
+        case INTERRUPTED:
+          return SendResult.unavailable(reason);
+        case PRODUCER_FATAL:
+          if (handle.owned()) {
+            return SendResult.retry(
+                Failures.truncate(reason + " (the producer is being recreated)"), null);
+          }
+          return SendResult.unavailable(
+              Failures.truncate(
+                  reason + " (the producer given to the transport is unusable; replace it)"));
+        case MISSING_TOPIC:
+        case CONNECTIVITY:
+        case RETRY:
+        default:
+          return SendResult.retry(reason, null);
+      }
+    }
+
+    private void logBatch(
+        List<SendResult> results, Category[] categories, boolean unreachable, boolean interrupted) {
+      TreeSet<String> missing = new TreeSet<>();
+      TreeSet<String> security = new TreeSet<>();
+      String securityReason = null;
+      int delivered = 0;
+      int retry = 0;
+      int reject = 0;
+      int unavailable = 0;
+      String firstReject = null;
+      for (int i = 0; i < size; i++) {
+        SendResult r = results.get(i);
+        switch (r.status()) {
+          case DELIVERED:
+            delivered++;
+            break;
+          case RETRY:
+            retry++;
+            break;
+          case REJECT:
+            reject++;
+            if (firstReject == null) {
+              firstReject = "event " + batch.get(i).event().id() + ": " + r.reason().orElse("");
+            }
+            break;
+          default:
+            unavailable++;
+        }
+        if (categories[i] == Category.MISSING_TOPIC && topics[i] != null) {
+          missing.add(topics[i]);
+        } else if (categories[i] == Category.REJECT_SECURITY) {
+          security.add(topics[i] == null ? "?" : topics[i]);
+          securityReason = r.reason().orElse("");
+        }
+      }
+      if (!security.isEmpty()) {
+        log.error(
+            "[{}] Kafka refused the transport's credentials or permissions for topic(s) {}:"
+                + " a configuration problem; the events were rejected and can be replayed once it"
+                + " is fixed. {}",
+            name,
+            security,
+            securityReason);
+      }
+      if (!missing.isEmpty()) {
+        log.warn(
+            "[{}] topic(s) {} do not exist and the broker does not create them; their events"
+                + " will be retried until the topics are created",
+            name,
+            missing);
+      }
+      if (reject > 0) {
+        log.warn("[{}] {} event(s) rejected; first: {}", name, reject, firstReject);
+      }
+      if (unreachable) {
+        log.warn(
+            "[{}] Kafka unreachable: {} event(s) not delivered, no attempt charged",
+            name,
+            unavailable);
+      } else if (interrupted) {
+        log.info("[{}] interrupted while sending; {} event(s) not confirmed", name, unavailable);
+      }
+      if (log.isDebugEnabled()) {
+        log.debug(
+            "[{}] batch of {}: {} delivered, {} retry, {} reject, {} unavailable in {} ms",
+            name,
+            size,
+            delivered,
+            retry,
+            reject,
+            unavailable,
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
+      }
+    }
+
+    private void fail(int i, Throwable failure) {
+      if (outcome.compareAndSet(i, null, failure)) {
+        if (!(failure instanceof NotSent)) {
+          firstFailure.compareAndSet(-1, i);
+          producerFailed = true;
+        }
+        failedAggregates.putIfAbsent(aggregateKey(batch.get(i).event()), batch.get(i).event().id());
+        done.countDown();
+      }
+    }
+
+    private void decide(int i, String aggregate, SendResult result) {
+      if (outcome.compareAndSet(i, null, result)) {
+        failedAggregates.putIfAbsent(aggregate, batch.get(i).event().id());
+        done.countDown();
+      }
+    }
+
+    private boolean noConnection() {
+      OptionalDouble count = handle.connectionCount();
+      // Without the metric, the symptoms alone decide.
+      return count.isEmpty() || count.getAsDouble() < 1;
+    }
+  }
+
+  private static SendResult heldBack(String reason) {
+    return SendResult.retry(reason, null);
+  }
+
+  private static NotSent rolledBack() {
+    return new NotSent(
+        "not delivered: another event in the same Kafka transaction failed, so it was rolled back");
+  }
+
+  /**
+   * A record left out of the batch (or rolled back) because of another record's failure: not this
+   * event's fault, so it never proves on its own that the broker answered or not.
+   */
+  private static final class NotSent extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NotSent(String reason) {
+      super(reason, null, false, false);
+    }
+  }
+
+  /**
+   * True for a failure a transactional producer gave a record only because the transaction was
+   * already doomed: the first failure itself (or its wrapper), or "transaction aborted".
+   */
+  private static boolean isCollateral(Object outcome, Throwable firstCause) {
+    if (!(outcome instanceof Throwable)) {
+      return false;
+    }
+    Throwable t = Classifier.unwrap((Throwable) outcome);
+    return t == firstCause
+        || t.getCause() == firstCause
+        || t instanceof TransactionAbortedException
+        || t instanceof NotSent;
+  }
+
+  private static String aggregateKey(OutboxEvent event) {
+    return event.aggregateType() + '\u0000' + event.aggregateId();
+  }
+
+  /** Failures that concern the topic, not the record: every record for the topic would get them. */
+  private static boolean isTopicWide(Throwable failure) {
+    Category c = Classifier.classify(failure);
+    return c == Category.MISSING_TOPIC
+        || c == Category.CONNECTIVITY
+        || c == Category.REJECT_SECURITY
+        || Classifier.unwrap(failure) instanceof InvalidTopicException;
+  }
+}

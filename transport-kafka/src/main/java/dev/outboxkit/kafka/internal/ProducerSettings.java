@@ -1,0 +1,170 @@
+package dev.outboxkit.kafka.internal;
+
+import dev.outboxkit.OutboxConfigurationException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+import org.apache.kafka.clients.producer.ProducerConfig;
+
+/**
+ * The configuration of a producer the transport creates and owns: the user's map plus OutboxKit's
+ * defaults, checked once.
+ */
+public final class ProducerSettings {
+
+  /** Kafka's own defaults, needed to check the delivery-timeout rule before Kafka does. */
+  private static final long KAFKA_DEFAULT_LINGER_MS = 5;
+
+  /**
+   * Settings safe to print. Anything else (notably {@code sasl.jaas.config}, passwords, keys and
+   * tokens) is never logged, whatever its name.
+   */
+  private static final List<String> LOGGED =
+      List.of(
+          ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+          ProducerConfig.ACKS_CONFIG,
+          ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+          ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
+          ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+          ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+          ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+          ProducerConfig.MAX_BLOCK_MS_CONFIG,
+          ProducerConfig.LINGER_MS_CONFIG,
+          ProducerConfig.COMPRESSION_TYPE_CONFIG,
+          ProducerConfig.CLIENT_ID_CONFIG,
+          "security.protocol",
+          "sasl.mechanism");
+
+  private final Map<String, Object> config;
+  private final Duration deliveryTimeout;
+  private final boolean transactional;
+
+  private ProducerSettings(Map<String, Object> config) {
+    this.config = config;
+    this.deliveryTimeout = Duration.ofMillis(millis(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG));
+    Object txId = config.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+    this.transactional = txId != null && !txId.toString().isBlank();
+  }
+
+  /**
+   * Copies the user's settings and fills in OutboxKit's defaults where the user said nothing.
+   *
+   * @throws OutboxConfigurationException if a setting is missing or contradicts the transport
+   */
+  public static ProducerSettings of(
+      Map<String, ?> userConfig, Duration deliveryTimeout, Duration maxBlock, Duration request) {
+    if (userConfig == null) {
+      throw new OutboxConfigurationException("producer config must not be null");
+    }
+    Map<String, Object> config = new LinkedHashMap<>();
+    for (Map.Entry<String, ?> e : userConfig.entrySet()) {
+      if (e.getKey() == null || e.getValue() == null) {
+        throw new OutboxConfigurationException(
+            "producer config has a null key or value (key " + e.getKey() + ")");
+      }
+      config.put(e.getKey(), e.getValue());
+    }
+    Object servers = config.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
+    if (servers == null || servers.toString().isBlank()) {
+      throw new OutboxConfigurationException(
+          "producer config needs bootstrap.servers, e.g. Map.of(\"bootstrap.servers\","
+              + " \"broker1:9092,broker2:9092\")");
+    }
+    for (String key :
+        List.of(
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)) {
+      if (config.containsKey(key)) {
+        throw new OutboxConfigurationException(
+            "remove "
+                + key
+                + " from the producer config: the transport always sends String keys"
+                + " (the aggregate id) and byte[] values (the payload)");
+      }
+    }
+    // Idempotence keeps each partition in send order across the producer's internal retries;
+    // acks=all keeps an acknowledged record through the loss of the partition leader.
+    config.putIfAbsent(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    config.putIfAbsent(ProducerConfig.ACKS_CONFIG, "all");
+    // A dead broker must not block send() for Kafka's default minute: the batch has a deadline.
+    config.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(maxBlock.toMillis()));
+    config.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(request.toMillis()));
+    config.putIfAbsent(
+        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(deliveryTimeout.toMillis()));
+
+    ProducerSettings settings = new ProducerSettings(config);
+    // Kafka refuses delivery.timeout.ms < linger.ms + request.timeout.ms; say so in our words.
+    long linger = settings.millisOr(ProducerConfig.LINGER_MS_CONFIG, KAFKA_DEFAULT_LINGER_MS);
+    long requestMs = settings.millis(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG);
+    if (settings.deliveryTimeout.toMillis() < linger + requestMs) {
+      throw new OutboxConfigurationException(
+          "producer config: delivery.timeout.ms ("
+              + settings.deliveryTimeout.toMillis()
+              + ") must be at least linger.ms + request.timeout.ms ("
+              + linger
+              + " + "
+              + requestMs
+              + ")");
+    }
+    return settings;
+  }
+
+  /** The full configuration to create the producer with. */
+  public Map<String, Object> config() {
+    return config;
+  }
+
+  /** The producer's {@code delivery.timeout.ms}: when it gives up on a record by itself. */
+  public Duration deliveryTimeout() {
+    return deliveryTimeout;
+  }
+
+  /** True when {@code transactional.id} is set: every batch runs in one Kafka transaction. */
+  public boolean transactional() {
+    return transactional;
+  }
+
+  /** True unless the user turned idempotence off or lowered {@code acks}. */
+  public boolean keepsOrderAndDurability() {
+    return Boolean.parseBoolean(config.get(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG).toString())
+        && isAcksAll(config.get(ProducerConfig.ACKS_CONFIG).toString());
+  }
+
+  /** The settings worth knowing, without secrets. */
+  public String describe() {
+    StringJoiner out = new StringJoiner(", ");
+    for (String key : LOGGED) {
+      Object value = config.get(key);
+      if (value != null) {
+        out.add(key + "=" + value);
+      }
+    }
+    return out.toString();
+  }
+
+  private static boolean isAcksAll(String acks) {
+    return acks.equals("all") || acks.equals("-1");
+  }
+
+  private long millis(String key) {
+    return millisOr(key, -1);
+  }
+
+  private long millisOr(String key, long fallback) {
+    Object value = config.get(key);
+    if (value == null) {
+      return fallback;
+    }
+    if (value instanceof Number) {
+      return ((Number) value).longValue();
+    }
+    try {
+      return Long.parseLong(value.toString().strip());
+    } catch (NumberFormatException e) {
+      throw new OutboxConfigurationException(
+          "producer config: " + key + " must be a number of milliseconds, was '" + value + "'", e);
+    }
+  }
+}

@@ -1,0 +1,251 @@
+package dev.outboxkit.kafka;
+
+import static dev.outboxkit.kafka.KafkaTransportTest.event;
+import static dev.outboxkit.kafka.KafkaTransportTest.message;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.OutboxMessage;
+import dev.outboxkit.SendResult;
+import dev.outboxkit.SendResult.Status;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.UnknownServerException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Classification and builder rules, on Kafka's own {@link MockProducer}: the failures below cannot
+ * be provoked on demand from a single plain-text broker. The real-broker behaviour is in {@link
+ * KafkaTransportTest} and {@link KafkaOutageTest}.
+ */
+class KafkaTransportFailureTest {
+
+  static Stream<Arguments> failures() {
+    return Stream.of(
+        Arguments.of(new RecordTooLargeException("too big"), Status.REJECT, "too big"),
+        Arguments.of(new SerializationException("bad bytes"), Status.REJECT, "bad bytes"),
+        Arguments.of(new InvalidTopicException("bad topic"), Status.REJECT, "bad topic"),
+        Arguments.of(
+            new TopicAuthorizationException(Set.of("orders")),
+            Status.REJECT,
+            "configuration problem"),
+        Arguments.of(
+            new ClusterAuthorizationException("no IdempotentWrite"),
+            Status.REJECT,
+            "configuration problem"),
+        Arguments.of(
+            new SaslAuthenticationException("bad password"),
+            Status.REJECT,
+            "configuration problem"),
+        Arguments.of(new NotEnoughReplicasException("isr"), Status.RETRY, "isr"),
+        Arguments.of(new UnknownServerException("boom"), Status.RETRY, "boom"),
+        Arguments.of(
+            new TimeoutException(
+                "Topic t not present in metadata after 5000 ms.",
+                new UnknownTopicOrPartitionException("unknown")),
+            Status.RETRY,
+            "topic does not exist"),
+        // A lone record timing out with no sign of the broker: an outage, not charged.
+        Arguments.of(new TimeoutException("Expiring 1 record(s)"), Status.UNAVAILABLE, "Expiring"),
+        // Only the owner of a borrowed producer can replace it: nothing to charge the event for.
+        Arguments.of(new ProducerFencedException("fenced"), Status.UNAVAILABLE, "replace it"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("failures")
+  void send_classifies_failure_as_documented(
+      RuntimeException failure, Status expected, String reasonPart) {
+    MockProducer<String, byte[]> producer = mockProducer(true);
+    producer.sendException = failure;
+    KafkaTransport transport = KafkaTransport.builder(producer).build();
+
+    SendResult result = transport.send(message(event("Order", "o-1", "OrderPlaced", 10)));
+
+    assertThat(result.status()).isEqualTo(expected);
+    assertThat(result.reason().orElseThrow()).contains(reasonPart);
+  }
+
+  @Test
+  void sendBatch_reports_delivered_only_when_acknowledgement_arrives() {
+    MockProducer<String, byte[]> producer = mockProducer(false);
+    KafkaTransport transport =
+        KafkaTransport.builder(producer).sendTimeout(Duration.ofSeconds(30)).build();
+    List<OutboxMessage> batch =
+        List.of(
+            message(event("Order", "a", "A1", 10)),
+            message(event("Order", "b", "B1", 10)),
+            message(event("Order", "c", "C1", 10)));
+
+    CompletableFuture<List<SendResult>> results =
+        CompletableFuture.supplyAsync(() -> transport.sendBatch(batch));
+    awaitSent(producer, 3);
+    assertThat(results).isNotDone();
+    producer.completeNext();
+    producer.errorNext(new NotEnoughReplicasException("isr shrank"));
+    assertThat(results).isNotDone();
+    producer.completeNext();
+
+    List<SendResult> r = results.join();
+    assertThat(r.get(0)).isEqualTo(SendResult.delivered());
+    assertThat(r.get(1).status()).isEqualTo(Status.RETRY);
+    assertThat(r.get(1).reason().orElseThrow()).contains("isr shrank");
+    assertThat(r.get(2)).isEqualTo(SendResult.delivered());
+  }
+
+  @Test
+  void sendBatch_reports_unacknowledged_events_as_not_delivered_when_send_timeout_passes() {
+    MockProducer<String, byte[]> producer = mockProducer(false);
+    KafkaTransport transport =
+        KafkaTransport.builder(producer).sendTimeout(Duration.ofMillis(200)).build();
+
+    List<SendResult> results =
+        transport.sendBatch(
+            List.of(message(event("Order", "a", "A1", 10)), message(event("Order", "b", "B", 10))));
+
+    assertThat(results)
+        .extracting(SendResult::status)
+        .containsExactly(Status.UNAVAILABLE, Status.UNAVAILABLE);
+    assertThat(results.get(0).reason().orElseThrow()).contains("no acknowledgement");
+  }
+
+  @Test
+  void sendBatch_reports_unavailable_when_borrowed_producer_is_closed() {
+    MockProducer<String, byte[]> producer = mockProducer(true);
+    producer.close();
+    KafkaTransport transport = KafkaTransport.builder(producer).build();
+
+    List<SendResult> results =
+        transport.sendBatch(
+            List.of(message(event("Order", "a", "A1", 10)), message(event("Order", "b", "B", 10))));
+
+    assertThat(results).extracting(SendResult::status).containsOnly(Status.UNAVAILABLE);
+    assertThat(results.get(0).reason().orElseThrow()).contains("closed").contains("replace it");
+  }
+
+  @Test
+  void close_never_closes_a_borrowed_producer() {
+    MockProducer<String, byte[]> producer = mockProducer(true);
+    KafkaTransport transport = KafkaTransport.builder(producer).build();
+
+    transport.close();
+
+    assertThat(producer.closed()).isFalse();
+  }
+
+  @Test
+  void builder_refuses_config_without_bootstrap_servers() {
+    assertThatThrownBy(() -> KafkaTransport.builder(Map.of("acks", "all")).build())
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("bootstrap.servers");
+  }
+
+  @Test
+  void builder_refuses_config_with_serializers() {
+    Map<String, Object> config =
+        Map.of(
+            "bootstrap.servers",
+            "127.0.0.1:9",
+            "value.serializer",
+            StringSerializer.class.getName());
+
+    assertThatThrownBy(() -> KafkaTransport.builder(config).build())
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("value.serializer");
+  }
+
+  @Test
+  void build_refuses_send_timeout_shorter_than_the_producers_delivery_timeout() {
+    Map<String, Object> config =
+        Map.of("bootstrap.servers", "127.0.0.1:9", "delivery.timeout.ms", 60_000);
+
+    assertThatThrownBy(() -> KafkaTransport.builder(config).build())
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("sendTimeout (PT40S) is shorter than")
+        .hasMessageContaining("60000");
+  }
+
+  @Test
+  void build_refuses_delivery_timeout_below_linger_plus_request_timeout() {
+    Map<String, Object> config =
+        Map.of(
+            "bootstrap.servers",
+            "127.0.0.1:9",
+            "delivery.timeout.ms",
+            "5000",
+            "request.timeout.ms",
+            "5000",
+            "linger.ms",
+            "10");
+
+    assertThatThrownBy(() -> KafkaTransport.builder(config).build())
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("linger.ms + request.timeout.ms");
+  }
+
+  @Test
+  void options_refuse_invalid_values_where_they_are_set() {
+    KafkaTransport.Builder builder = KafkaTransport.builder(mockProducer(true));
+
+    assertThatThrownBy(() -> builder.sendTimeout(Duration.ZERO))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("sendTimeout");
+    assertThatThrownBy(() -> builder.closeTimeout(Duration.ofSeconds(-1)))
+        .isInstanceOf(OutboxConfigurationException.class);
+    assertThatThrownBy(() -> builder.name(" ")).isInstanceOf(OutboxConfigurationException.class);
+    assertThatThrownBy(() -> builder.topicRouter(null))
+        .isInstanceOf(OutboxConfigurationException.class);
+  }
+
+  @Test
+  void send_retries_event_when_topic_router_throws() {
+    KafkaTransport transport =
+        KafkaTransport.builder(mockProducer(true))
+            .topicRouter(
+                e -> {
+                  throw new IllegalStateException("routing table not loaded");
+                })
+            .build();
+
+    SendResult result = transport.send(message(event("Order", "a", "A1", 10)));
+
+    assertThat(result.status()).isEqualTo(Status.RETRY);
+    assertThat(result.reason().orElseThrow()).contains("routing table not loaded");
+  }
+
+  private static MockProducer<String, byte[]> mockProducer(boolean autoComplete) {
+    return new MockProducer<>(
+        autoComplete, null, new StringSerializer(), new ByteArraySerializer());
+  }
+
+  // The batch is handed over on another thread; wait until the producer holds all of it.
+  private static void awaitSent(MockProducer<String, byte[]> producer, int count) {
+    long giveUp = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (producer.history().size() < count) {
+      if (System.nanoTime() - giveUp > 0) {
+        throw new AssertionError("the transport did not send " + count + " records");
+      }
+      Thread.onSpinWait();
+    }
+  }
+}

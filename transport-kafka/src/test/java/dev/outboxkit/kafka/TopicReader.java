@@ -1,0 +1,76 @@
+package dev.outboxkit.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * Reads a whole topic back with a plain consumer: assigned partitions (no group, no rebalance
+ * wait), from the beginning to the end offsets found at the start.
+ */
+final class TopicReader {
+  private TopicReader() {}
+
+  static List<ConsumerRecord<String, byte[]>> readAll(String bootstrapServers, String topic) {
+    return readAll(bootstrapServers, topic, false, 0);
+  }
+
+  /**
+   * @param readCommitted true to read as a {@code read_committed} consumer (aborted records and
+   *     open transactions invisible)
+   * @param atLeast keep reading until this many records arrived: a commit's markers reach the
+   *     partitions a moment after {@code commitTransaction} returns, so the last stable offset may
+   *     lag behind at first
+   */
+  static List<ConsumerRecord<String, byte[]>> readAll(
+      String bootstrapServers, String topic, boolean readCommitted, int atLeast) {
+    Map<String, Object> config =
+        Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrapServers,
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+            readCommitted ? "read_committed" : "read_uncommitted",
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+            "false");
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> partitions = new ArrayList<>();
+      for (PartitionInfo p : consumer.partitionsFor(topic, Duration.ofSeconds(10))) {
+        partitions.add(new TopicPartition(topic, p.partition()));
+      }
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+      long giveUp = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (true) {
+        Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(10));
+        if (records.size() >= atLeast && reachedEnd(consumer, end)) {
+          return records;
+        }
+        if (System.nanoTime() - giveUp > 0) {
+          throw new AssertionError(
+              "read " + records.size() + " records of " + topic + ", wanted " + atLeast);
+        }
+        consumer.poll(Duration.ofMillis(100)).forEach(records::add);
+      }
+    }
+  }
+
+  private static boolean reachedEnd(
+      KafkaConsumer<String, byte[]> consumer, Map<TopicPartition, Long> end) {
+    for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
+      if (consumer.position(e.getKey()) < e.getValue()) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
