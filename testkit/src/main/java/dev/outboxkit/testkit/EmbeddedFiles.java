@@ -14,11 +14,13 @@ final class EmbeddedFiles {
   private EmbeddedFiles() {}
 
   /**
-   * {@code java.io.tmpdir}, created if missing: Surefire points it at {@code target/tmp} but does
-   * not create it.
+   * Where server binaries are unpacked and data lives: {@code outboxkit.embedded.dir} if set (the
+   * build points every module at one directory, so the large MySQL and MariaDB binaries unpack once
+   * per checkout, not once per module), else {@code java.io.tmpdir}. Created if missing.
    */
   static Path tmpDir() throws IOException {
-    return Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath());
+    String dir = System.getProperty("outboxkit.embedded.dir", System.getProperty("java.io.tmpdir"));
+    return Files.createDirectories(Path.of(dir).toAbsolutePath());
   }
 
   /**
