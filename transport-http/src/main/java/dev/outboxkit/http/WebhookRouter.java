@@ -1,0 +1,52 @@
+package dev.outboxkit.http;
+
+import dev.outboxkit.OutboxEvent;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Chooses the endpoint of each event, e.g. by {@link OutboxEvent#destination()}, {@link
+ * OutboxEvent#aggregateType()} or {@link OutboxEvent#tenant()}. Called for every message of every
+ * batch, from the relay's thread; must be thread-safe and fast (cache endpoint lookups).
+ *
+ * <p>Returning null means "this event has no endpoint": it is rejected (quarantined as DEAD with
+ * that reason, replayable once an endpoint exists). An exception thrown by the router (say, a
+ * failed lookup in a tenant registry) makes the event retry.
+ *
+ * <p>The circuit breaker, the in-flight limit and the address check are kept per endpoint URL, so a
+ * router may build new {@link WebhookEndpoint} objects per call.
+ */
+@FunctionalInterface
+public interface WebhookRouter {
+
+  /**
+   * Chooses the endpoint for an event.
+   *
+   * @param event the event to deliver
+   * @return its endpoint, or null if it has none
+   */
+  WebhookEndpoint route(OutboxEvent event);
+
+  /**
+   * Sends every event to one endpoint.
+   *
+   * @param endpoint the endpoint
+   * @return the router
+   */
+  static WebhookRouter to(WebhookEndpoint endpoint) {
+    Objects.requireNonNull(endpoint, "endpoint");
+    return event -> endpoint;
+  }
+
+  /**
+   * Routes by {@link OutboxEvent#destination()}: events without a destination, or with one not in
+   * the map, have no endpoint.
+   *
+   * @param endpoints destination name to endpoint; copied
+   * @return the router
+   */
+  static WebhookRouter byDestination(Map<String, WebhookEndpoint> endpoints) {
+    Map<String, WebhookEndpoint> copy = Map.copyOf(endpoints);
+    return event -> event.destination().map(copy::get).orElse(null);
+  }
+}

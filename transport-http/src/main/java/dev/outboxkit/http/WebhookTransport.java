@@ -1,0 +1,1266 @@
+package dev.outboxkit.http;
+
+import dev.outboxkit.Failures;
+import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.OutboxMessage;
+import dev.outboxkit.SendResult;
+import dev.outboxkit.Transport;
+import dev.outboxkit.http.internal.AddressGuard;
+import dev.outboxkit.http.internal.CircuitBreaker;
+import dev.outboxkit.http.internal.CircuitBreaker.Admission;
+import dev.outboxkit.http.internal.DiscardingBodyHandler;
+import dev.outboxkit.http.internal.HeaderValues;
+import dev.outboxkit.http.internal.RetryAfter;
+import dev.outboxkit.http.internal.Urls;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes events as signed HTTP POST requests (<a
+ * href="https://www.standardwebhooks.com/">Standard Webhooks</a>). Thread-safe; one instance may
+ * serve several relays.
+ *
+ * <pre>{@code
+ * Transport t = WebhookTransport.builder(URI.create("https://example.com/hooks"), "whsec_...")
+ *     .build();
+ * // or one endpoint per event:
+ * Transport t = WebhookTransport.builder(event -> endpoints.forTenant(event.tenant()))
+ *     .maxInFlightPerEndpoint(16)
+ *     .build();
+ * }</pre>
+ *
+ * <h2>Request</h2>
+ *
+ * The body is the event payload, byte for byte, with the event's content type. Headers: {@code
+ * webhook-id} (the event id, identical on every attempt, for deduplication), {@code
+ * webhook-timestamp} (unix seconds of this attempt, read from the clock, so each retry is signed
+ * afresh), {@code webhook-signature} (one {@code v1,…} per secret of the endpoint), the {@code
+ * outbox-*} metadata headers listed in {@link WebhookHeaders}, then the event's own headers, then
+ * the endpoint's extra headers. An event header is skipped (with one WARN per name) when its name
+ * is reserved ({@code content-type}, {@code webhook-*}, {@code outbox-*}, {@code svix-*},
+ * connection-level headers), so an event cannot forge a signature; it is also skipped when the
+ * endpoint sets a header of that name. The transport's own client speaks HTTP/1.1 and never follows
+ * redirects; pass a client to {@link Builder#httpClient} for HTTP/2 or custom TLS.
+ *
+ * <h2>Outcome</h2>
+ *
+ * <table>
+ *   <caption>How an answer becomes a {@link SendResult}</caption>
+ *   <tr><th>answer</th><th>result</th></tr>
+ *   <tr><td>2xx</td><td>delivered</td></tr>
+ *   <tr><td>3xx (never followed)</td><td>retry</td></tr>
+ *   <tr><td>410 Gone</td><td>reject</td></tr>
+ *   <tr><td>429</td><td>retry after {@code Retry-After} (seconds or HTTP date, capped by
+ *       {@link Builder#maxRetryAfter})</td></tr>
+ *   <tr><td>408 Request Timeout</td><td>retry</td></tr>
+ *   <tr><td>other 4xx</td><td>reject</td></tr>
+ *   <tr><td>503</td><td>retry after {@code Retry-After}; counts as an outage</td></tr>
+ *   <tr><td>other 5xx, connect error, timeout, I/O error, unresolvable host</td><td>retry;
+ *       counts as an outage</td></tr>
+ *   <tr><td>destination refused (scheme, address)</td><td>reject</td></tr>
+ *   <tr><td>router returned null</td><td>reject</td></tr>
+ *   <tr><td>router threw</td><td>retry</td></tr>
+ * </table>
+ *
+ * <p><b>Per-endpoint circuit breaker.</b> When every request of a batch to one endpoint fails as an
+ * outage, all of that endpoint's events in the batch are answered {@link
+ * SendResult#unavailable(String)} (no attempt charged) and the breaker opens for {@link
+ * Builder#circuitOpenDuration} (longer if a 503 asked for it). While open, its events are answered
+ * unavailable without a request. Then one request probes; if the endpoint answers at all, it
+ * closes. Other endpoints are unaffected. Within a batch, once an endpoint has failed as an outage
+ * and never answered, no new request is started to it until those in flight complete, so a dead
+ * endpoint costs about one timeout per batch, not one per event.
+ *
+ * <p><b>Order and concurrency.</b> Events of one aggregate ({@code aggregateType}, {@code
+ * aggregateId}) are sent one after another in batch order; different aggregates are sent
+ * concurrently, at most {@link Builder#maxInFlightPerEndpoint} requests per endpoint and {@link
+ * Builder#maxInFlight} in all per batch, each waiting on a thread of the transport's own pool. When
+ * an event is not delivered, the later events of its aggregate in the batch are not sent: they are
+ * answered retry (or unavailable, if the failure was an outage) with a "not sent" reason, so no
+ * later event can overtake an earlier one.
+ *
+ * <h2>Security</h2>
+ *
+ * <ul>
+ *   <li>Only {@code https} unless {@link Builder#allowHttp()}.
+ *   <li>Before each batch, every endpoint host is resolved with the {@link AddressResolver} and
+ *       refused if any address is loopback, link-local, private (site-local), unique-local
+ *       (fc00::/7), any-local, multicast, shared (100.64.0.0/10) or reserved, unless {@link
+ *       Builder#allowPrivateAddresses()}. Cloud metadata addresses (169.254.169.254, fd00:ec2::254,
+ *       …) are refused always. <i>DNS rebinding:</i> the HTTP client resolves the host again when
+ *       it connects. With the default resolver both lookups normally hit the JVM's address cache
+ *       (30 s positive TTL by default), which keeps them consistent, but a hostile DNS server with
+ *       a zero TTL can still answer differently the second time. Where tenants control endpoint
+ *       URLs, also enforce egress rules in the network (firewall or egress proxy).
+ *   <li>Redirects are never followed; connect and request timeouts always apply.
+ *   <li>At most {@link #MAX_RESPONSE_BODY_BYTES} of a response body are read, then discarded;
+ *       bodies are never logged or put in failure reasons. Secrets are never logged nor put in
+ *       reasons or exception messages; URLs appear without their query string.
+ * </ul>
+ */
+public final class WebhookTransport implements Transport {
+  /** Time allowed to open a TCP (and TLS) connection: 5 seconds. */
+  public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
+  /** Time allowed from sending a request until the response status and headers arrive: 15 s. */
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(15);
+
+  /** Requests in flight within one batch, across all endpoints: {@value}. */
+  public static final int DEFAULT_MAX_IN_FLIGHT = 64;
+
+  /** Requests in flight to one endpoint within one batch: {@value}. */
+  public static final int DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT = 8;
+
+  /** Longest {@code Retry-After} honoured: 1 hour. */
+  public static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofHours(1);
+
+  /** How long an endpoint's breaker stays open before a probe: 30 seconds. */
+  public static final Duration DEFAULT_CIRCUIT_OPEN_DURATION = Duration.ofSeconds(30);
+
+  /** Name used in logs and thread names: {@value}. */
+  public static final String DEFAULT_NAME = "webhook";
+
+  /** Bytes of a response body read (and discarded) at most: {@value}. */
+  public static final int MAX_RESPONSE_BODY_BYTES = 1024;
+
+  private static final Logger log = LoggerFactory.getLogger(WebhookTransport.class);
+
+  /** Endpoint state entries kept before closed ones are forgotten (routers may make many). */
+  private static final int MAX_TRACKED_ENDPOINTS = 10_000;
+
+  private static final int MAX_WARNED_HEADER_NAMES = 100;
+
+  private static final DiscardingBodyHandler DISCARD =
+      new DiscardingBodyHandler(MAX_RESPONSE_BODY_BYTES);
+
+  private final String name;
+  private final WebhookRouter router;
+  private final HttpClient client;
+  private final boolean ownClient;
+  private final ExecutorService pool;
+  private final Duration connectTimeout;
+  private final Duration requestTimeout;
+  private final int maxInFlight;
+  private final int maxInFlightPerEndpoint;
+  private final Duration maxRetryAfter;
+  private final Duration circuitOpenDuration;
+  private final Clock clock;
+  private final AddressResolver resolver;
+  private final boolean allowHttp;
+  private final boolean allowPrivateAddresses;
+  private final ConcurrentHashMap<URI, EndpointState> endpoints = new ConcurrentHashMap<>();
+  private final Set<String> warnedHeaderNames = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  private WebhookTransport(Builder b) {
+    this.name = b.name;
+    this.router = b.router;
+    this.requestTimeout = b.requestTimeout;
+    this.maxInFlight = b.maxInFlight;
+    this.maxInFlightPerEndpoint = Math.min(b.maxInFlightPerEndpoint, b.maxInFlight);
+    this.maxRetryAfter = b.maxRetryAfter;
+    this.circuitOpenDuration = b.circuitOpenDuration;
+    this.clock = b.clock;
+    this.resolver = b.resolver;
+    this.allowHttp = b.allowHttp;
+    this.allowPrivateAddresses = b.allowPrivateAddresses;
+    // Idle threads die after a minute; busy ones are bounded by maxInFlight per batch.
+    this.pool = Executors.newCachedThreadPool(daemonThreads("outboxkit-" + name + "-http-"));
+    this.ownClient = b.httpClient == null;
+    if (ownClient) {
+      this.connectTimeout = b.connectTimeout != null ? b.connectTimeout : DEFAULT_CONNECT_TIMEOUT;
+      // HTTP/1.1: over plain http the JDK's HTTP/2 default adds an h2c upgrade offer to every
+      // request, which receivers rarely take and some proxies mishandle. Pass a client for h2.
+      this.client =
+          HttpClient.newBuilder()
+              .version(HttpClient.Version.HTTP_1_1)
+              .connectTimeout(connectTimeout)
+              .followRedirects(HttpClient.Redirect.NEVER)
+              .executor(pool)
+              .build();
+    } else {
+      this.client = b.httpClient;
+      this.connectTimeout = client.connectTimeout().orElse(null);
+    }
+    log.info(
+        "[{}] Webhook transport ready: {}, connectTimeout={}, requestTimeout={}, maxInFlight={},"
+            + " maxInFlightPerEndpoint={}, maxRetryAfter={}, circuitOpenDuration={}, allowHttp={},"
+            + " allowPrivateAddresses={}, httpClient={}, clock={}",
+        name,
+        b.singleEndpoint != null ? "endpoint=" + b.singleEndpoint : "router=" + router,
+        connectTimeout == null ? "(client default)" : connectTimeout,
+        requestTimeout,
+        maxInFlight,
+        maxInFlightPerEndpoint,
+        maxRetryAfter,
+        circuitOpenDuration,
+        allowHttp,
+        allowPrivateAddresses,
+        ownClient ? "own (HTTP/1.1)" : "supplied",
+        clock);
+  }
+
+  /**
+   * Starts a transport that sends every event to one endpoint.
+   *
+   * @param url {@code https://…} ({@code http://} needs {@link Builder#allowHttp()})
+   * @param secret {@code whsec_<base64 key>}
+   * @return a builder
+   * @throws OutboxConfigurationException if the URL or secret is malformed
+   */
+  public static Builder builder(URI url, String secret) {
+    return builder(WebhookEndpoint.of(url, secret));
+  }
+
+  /**
+   * Starts a transport that sends every event to one endpoint (several secrets, extra headers).
+   *
+   * @param endpoint the endpoint
+   * @return a builder
+   */
+  public static Builder builder(WebhookEndpoint endpoint) {
+    Objects.requireNonNull(endpoint, "endpoint");
+    return new Builder(WebhookRouter.to(endpoint), endpoint);
+  }
+
+  /**
+   * Starts a transport that chooses the endpoint per event.
+   *
+   * @param router maps an event to its endpoint
+   * @return a builder
+   */
+  public static Builder builder(WebhookRouter router) {
+    return new Builder(Objects.requireNonNull(router, "router"), null);
+  }
+
+  /**
+   * Sends one event; same rules as {@link #sendBatch(List)}, including the circuit breaker.
+   *
+   * @param message the event and its attempt number
+   * @return the outcome
+   */
+  @Override
+  public SendResult send(OutboxMessage message) {
+    return sendBatch(List.of(message)).get(0);
+  }
+
+  /**
+   * Sends a batch concurrently (per-aggregate order kept, in-flight requests bounded per endpoint)
+   * and waits for every answer.
+   *
+   * @param batch messages in claim order
+   * @return one result per message, same order; never throws for a failed delivery
+   */
+  @Override
+  public List<SendResult> sendBatch(List<OutboxMessage> batch) {
+    Objects.requireNonNull(batch, "batch");
+    if (batch.isEmpty()) {
+      return List.of();
+    }
+    if (closed) {
+      return new ArrayList<>(
+          Collections.nCopies(
+              batch.size(), SendResult.unavailable("webhook transport '" + name + "' is closed")));
+    }
+    long start = System.nanoTime();
+    List<SendResult> results = new Batch(batch).execute();
+    if (log.isDebugEnabled()) {
+      int[] counts = new int[SendResult.Status.values().length];
+      results.forEach(r -> counts[r.status().ordinal()]++);
+      log.debug(
+          "[{}] Sent batch of {} in {} ms: delivered={}, retry={}, reject={}, unavailable={}",
+          name,
+          batch.size(),
+          (System.nanoTime() - start) / 1_000_000,
+          counts[SendResult.Status.DELIVERED.ordinal()],
+          counts[SendResult.Status.RETRY.ordinal()],
+          counts[SendResult.Status.REJECT.ordinal()],
+          counts[SendResult.Status.UNAVAILABLE.ordinal()]);
+    }
+    return results;
+  }
+
+  /**
+   * Stops accepting batches (later calls answer unavailable) and shuts down the transport's thread
+   * pool, which is also the executor of the HTTP client if the transport created it. A client
+   * passed to {@link Builder#httpClient} is left alone. Requests in flight complete.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    pool.shutdown();
+    log.info("[{}] Webhook transport closed", name);
+  }
+
+  /** Shows the name and settings; never secrets. */
+  @Override
+  public String toString() {
+    return "WebhookTransport[" + name + ", requestTimeout=" + requestTimeout + "]";
+  }
+
+  private EndpointState state(URI url) {
+    EndpointState s = endpoints.get(url);
+    if (s != null) {
+      return s;
+    }
+    if (endpoints.size() >= MAX_TRACKED_ENDPOINTS) {
+      // Forgetting a closed breaker loses nothing but the "warned once" flag.
+      endpoints.values().removeIf(e -> !e.breaker.isOpen());
+    }
+    return endpoints.computeIfAbsent(url, u -> new EndpointState());
+  }
+
+  private String checkScheme(URI url, String display) {
+    String scheme = url.getScheme().toLowerCase(Locale.ROOT);
+    if (scheme.equals("https") || (scheme.equals("http") && allowHttp)) {
+      return null;
+    }
+    return "plain http is not allowed for "
+        + display
+        + ": use https, or allowHttp() on the webhook transport";
+  }
+
+  private HttpRequest request(WebhookEndpoint endpoint, URI url, OutboxMessage message) {
+    OutboxEvent e = message.event();
+    byte[] body = e.payload();
+    String id = e.id().toString();
+    long timestamp = clock.instant().getEpochSecond();
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(url)
+            .timeout(requestTimeout)
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+            .header("content-type", e.contentType())
+            .header(WebhookHeaders.ID, id)
+            .header(WebhookHeaders.TIMESTAMP, Long.toString(timestamp))
+            .header(WebhookHeaders.SIGNATURE, endpoint.signer().sign(id, timestamp, body))
+            .header(WebhookHeaders.EVENT_TYPE, HeaderValues.encode(e.eventType()))
+            .header(WebhookHeaders.AGGREGATE_TYPE, HeaderValues.encode(e.aggregateType()))
+            .header(WebhookHeaders.AGGREGATE_ID, HeaderValues.encode(e.aggregateId()))
+            .header(WebhookHeaders.SCHEMA_VERSION, Integer.toString(e.schemaVersion()))
+            .header(WebhookHeaders.OCCURRED_AT, e.occurredAt().toString())
+            .header(WebhookHeaders.ATTEMPT, Integer.toString(message.attempt()));
+    e.tenant().ifPresent(t -> b.header(WebhookHeaders.TENANT, HeaderValues.encode(t)));
+    for (Map.Entry<String, String> h : e.headers().entrySet()) {
+      String headerName = h.getKey();
+      if (HeaderValues.isReserved(headerName)) {
+        if (warnedHeaderNames.size() < MAX_WARNED_HEADER_NAMES
+            && warnedHeaderNames.add(headerName.toLowerCase(Locale.ROOT))) {
+          log.warn(
+              "[{}] Event header '{}' is reserved by the webhook transport and is not sent"
+                  + " (first seen on event {}); rename it",
+              name,
+              headerName,
+              e.id());
+        }
+      } else if (!endpoint.hasHeader(headerName)) {
+        b.header(headerName, HeaderValues.encode(h.getValue()));
+      }
+    }
+    endpoint.headers().forEach(b::header);
+    return b.build();
+  }
+
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger counter = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + counter.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** What survives between batches for one endpoint URL. */
+  private static final class EndpointState {
+    final CircuitBreaker breaker = new CircuitBreaker();
+    final AtomicBoolean refusalLogged = new AtomicBoolean();
+  }
+
+  /** The messages of one aggregate in this batch, sent one after another. */
+  private static final class Chain {
+    final int[] indices;
+    int pos;
+
+    Chain(int[] indices) {
+      this.indices = indices;
+    }
+
+    int current() {
+      return indices[pos];
+    }
+  }
+
+  /** One endpoint's share of one batch. */
+  private final class EndpointRun {
+    final URI url;
+    final String display;
+    final EndpointState state;
+    final List<Integer> indices = new ArrayList<>();
+    final ArrayDeque<Chain> parked = new ArrayDeque<>();
+    Admission admission = Admission.CLOSED;
+    String refusal;
+    String openReason;
+    String resolveFailure;
+    String stopped;
+    boolean gaveUp;
+    boolean responsive;
+    boolean settled;
+    int workers;
+    int inFlight;
+    int attempted;
+    int outageFailures;
+    String lastFailure = "";
+    Duration retryAfterHint = Duration.ZERO;
+
+    EndpointRun(URI url, EndpointState state) {
+      this.url = url;
+      this.display = Urls.display(url);
+      this.state = state;
+    }
+
+    /**
+     * How many requests may be in flight now: none while the endpoint has failed as an outage and
+     * never answered (wait for those in flight), one while probing a half-open breaker.
+     */
+    int slots() {
+      if (outageFailures > 0 && !responsive) {
+        return 0;
+      }
+      return admission == Admission.PROBE && !responsive ? 1 : maxInFlightPerEndpoint;
+    }
+
+    String unavailableReason() {
+      if (stopped != null) {
+        return stopped;
+      }
+      if (openReason != null) {
+        return openReason;
+      }
+      if (resolveFailure != null) {
+        return resolveFailure;
+      }
+      if (gaveUp) {
+        return "endpoint "
+            + display
+            + " not tried further in this batch after "
+            + outageFailures
+            + " failed request(s), last: "
+            + lastFailure;
+      }
+      return null;
+    }
+  }
+
+  /** How one request went. */
+  private static final class Outcome {
+    final SendResult result;
+    final boolean sent;
+    final boolean outage;
+    final Duration retryAfter;
+
+    Outcome(SendResult result, boolean sent, boolean outage, Duration retryAfter) {
+      this.result = result;
+      this.sent = sent;
+      this.outage = outage;
+      this.retryAfter = retryAfter;
+    }
+
+    static Outcome answered(SendResult result) {
+      return new Outcome(result, true, false, null);
+    }
+
+    static Outcome outage(SendResult result, Duration retryAfter) {
+      return new Outcome(result, true, true, retryAfter);
+    }
+
+    static Outcome notSent(SendResult result) {
+      return new Outcome(result, false, false, null);
+    }
+  }
+
+  /**
+   * One call of {@link #sendBatch}. Worker threads from the transport's pool send with the client's
+   * blocking {@code send}: on JDK 17 that path costs several times less per request than {@code
+   * sendAsync}, whose completions hop through the client's executor. A worker keeps one aggregate's
+   * chain going without a hand-off between its messages. All bookkeeping happens under this
+   * object's monitor; the caller waits on it until the last worker is gone.
+   */
+  private final class Batch {
+    final List<OutboxMessage> messages;
+    final SendResult[] results;
+    final int[] blockedBy;
+    final boolean[] sending;
+    final WebhookEndpoint[] endpointOf;
+    final EndpointRun[] runOf;
+    final Map<URI, EndpointRun> runs = new LinkedHashMap<>();
+    final List<Chain> chains = new ArrayList<>();
+    final List<Future<?>> workers = new ArrayList<>();
+    int activeWorkers;
+    boolean abandoned;
+
+    Batch(List<OutboxMessage> messages) {
+      this.messages = messages;
+      int n = messages.size();
+      this.results = new SendResult[n];
+      this.blockedBy = new int[n];
+      Arrays.fill(blockedBy, -1);
+      this.sending = new boolean[n];
+      this.endpointOf = new WebhookEndpoint[n];
+      this.runOf = new EndpointRun[n];
+    }
+
+    List<SendResult> execute() {
+      try {
+        route();
+        for (EndpointRun run : runs.values()) {
+          prepare(run);
+        }
+        buildChains();
+        synchronized (this) {
+          for (Chain c : chains) {
+            advance(c, false);
+          }
+          dispatch();
+          try {
+            while (activeWorkers > 0) {
+              wait();
+            }
+          } catch (InterruptedException e) {
+            // Whatever is unsettled may or may not have arrived: retry it, and tell the workers
+            // (interrupting their requests) that nobody is listening any more.
+            abandoned = true;
+            workers.forEach(f -> f.cancel(true));
+            abandon();
+            Thread.currentThread().interrupt();
+          }
+          settle();
+          return new ArrayList<>(Arrays.asList(results));
+        }
+      } finally {
+        for (EndpointRun run : runs.values()) {
+          if (run.admission == Admission.PROBE && !run.settled) {
+            run.state.breaker.releaseProbe();
+          }
+        }
+      }
+    }
+
+    private void route() {
+      for (int i = 0; i < messages.size(); i++) {
+        OutboxEvent e = messages.get(i).event();
+        WebhookEndpoint endpoint;
+        try {
+          endpoint = router.route(e);
+        } catch (RuntimeException ex) {
+          results[i] = SendResult.retry("webhook router failed: " + Failures.describe(ex), null);
+          continue;
+        }
+        if (endpoint == null) {
+          results[i] =
+              SendResult.reject(
+                  "no webhook endpoint for event type "
+                      + e.eventType()
+                      + e.destination().map(d -> ", destination " + d).orElse(""));
+          continue;
+        }
+        endpointOf[i] = endpoint;
+        EndpointRun run = runs.computeIfAbsent(endpoint.url(), u -> new EndpointRun(u, state(u)));
+        run.indices.add(i);
+        runOf[i] = run;
+      }
+    }
+
+    /** Breaker first (cheap), then scheme and addresses, before any connection. */
+    private void prepare(EndpointRun run) {
+      run.admission = run.state.breaker.admit(clock.instant());
+      if (run.admission == Admission.OPEN) {
+        run.openReason =
+            "circuit open for "
+                + run.display
+                + " until "
+                + run.state.breaker.openUntil()
+                + ", last failure: "
+                + run.state.breaker.lastFailure();
+        return;
+      }
+      String refusal = checkScheme(run.url, run.display);
+      if (refusal == null) {
+        refusal = checkAddresses(run);
+      }
+      if (refusal != null) {
+        run.refusal = refusal;
+        if (run.state.refusalLogged.compareAndSet(false, true)) {
+          log.warn("[{}] Refusing webhook destination: {}", name, refusal);
+        }
+      }
+    }
+
+    private String checkAddresses(EndpointRun run) {
+      String host = run.url.getHost();
+      if (host.startsWith("[") && host.endsWith("]")) {
+        host = host.substring(1, host.length() - 1);
+      }
+      List<InetAddress> addresses;
+      try {
+        addresses = resolver.resolve(host);
+      } catch (UnknownHostException e) {
+        addresses = null;
+      } catch (RuntimeException e) {
+        run.resolveFailure =
+            "resolving the host of " + run.display + " failed: " + Failures.describe(e);
+        return null;
+      }
+      if (addresses == null || addresses.isEmpty()) {
+        run.resolveFailure = "cannot resolve the host of " + run.display;
+        return null;
+      }
+      for (InetAddress a : addresses) {
+        if (AddressGuard.isMetadata(a)) {
+          return run.display
+              + " resolves to cloud metadata address "
+              + a.getHostAddress()
+              + ", which is always refused (server-side request forgery guard)";
+        }
+        String kind = allowPrivateAddresses ? null : AddressGuard.nonPublicKind(a);
+        if (kind != null) {
+          return run.display
+              + " resolves to "
+              + kind
+              + " address "
+              + a.getHostAddress()
+              + ", refused to prevent server-side request forgery;"
+              + " allowPrivateAddresses() on the webhook transport permits it";
+        }
+      }
+      return null;
+    }
+
+    private void buildChains() {
+      Map<String, List<Integer>> byAggregate = new LinkedHashMap<>();
+      for (int i = 0; i < messages.size(); i++) {
+        OutboxEvent e = messages.get(i).event();
+        byAggregate
+            .computeIfAbsent(e.aggregateType() + '\u0000' + e.aggregateId(), k -> new ArrayList<>())
+            .add(i);
+      }
+      for (List<Integer> indices : byAggregate.values()) {
+        chains.add(new Chain(indices.stream().mapToInt(Integer::intValue).toArray()));
+      }
+    }
+
+    /**
+     * Moves a chain to its next message: settles what needs no request, parks the rest at its
+     * endpoint ({@code front} for a chain a worker just advanced, so that worker carries on).
+     */
+    private void advance(Chain c, boolean front) {
+      if (c.pos >= c.indices.length) {
+        return;
+      }
+      int i = c.current();
+      if (results[i] == null) { // null until settled; routing failures are settled already
+        EndpointRun run = runOf[i];
+        String unavailable = run.unavailableReason();
+        if (run.refusal != null) {
+          results[i] = SendResult.reject(run.refusal);
+        } else if (unavailable != null) {
+          results[i] = SendResult.unavailable(unavailable);
+        } else {
+          if (front) {
+            run.parked.addFirst(c);
+          } else {
+            run.parked.addLast(c);
+          }
+          return;
+        }
+      }
+      block(c);
+    }
+
+    /** The chain's current message failed: the aggregate's later messages are not sent. */
+    private void block(Chain c) {
+      int failed = c.current();
+      for (int p = c.pos + 1; p < c.indices.length; p++) {
+        blockedBy[c.indices[p]] = failed;
+      }
+      c.pos = c.indices.length;
+    }
+
+    /**
+     * Starts workers where chains wait and limits allow, and gives up on endpoints that are paused
+     * by an outage with nothing left in flight that could prove them alive. Afterwards, either a
+     * worker is active or nothing is parked.
+     */
+    private void dispatch() {
+      boolean changed = true;
+      while (changed && !abandoned) {
+        changed = false;
+        for (EndpointRun run : runs.values()) {
+          // Workers not holding a request are about to take a parked chain themselves; counting
+          // them keeps a worker on its aggregate instead of handing it to a new thread.
+          while (run.parked.size() > run.workers - run.inFlight
+              && run.workers < run.slots()
+              && activeWorkers < maxInFlight) {
+            if (!spawn(run)) {
+              stopAll("webhook transport '" + name + "' is closed");
+              return;
+            }
+          }
+          if (!run.parked.isEmpty() && run.workers == 0 && run.slots() == 0) {
+            run.gaveUp = true;
+            while (!run.parked.isEmpty()) {
+              advance(run.parked.pollFirst(), false);
+            }
+            changed = true;
+          }
+        }
+      }
+    }
+
+    private boolean spawn(EndpointRun run) {
+      try {
+        workers.add(pool.submit(() -> work(run)));
+      } catch (RejectedExecutionException e) {
+        return false; // closed meanwhile
+      }
+      run.workers++;
+      activeWorkers++;
+      return true;
+    }
+
+    private void stopAll(String reason) {
+      for (EndpointRun run : runs.values()) {
+        run.stopped = reason;
+      }
+      for (EndpointRun run : runs.values()) {
+        while (!run.parked.isEmpty()) {
+          advance(run.parked.pollFirst(), false);
+        }
+      }
+    }
+
+    /** A worker: takes chains parked at its endpoint and sends their messages one by one. */
+    private void work(EndpointRun run) {
+      Chain c = null;
+      int i = -1;
+      try {
+        while (true) {
+          synchronized (this) {
+            if (abandoned || run.parked.isEmpty() || run.inFlight >= run.slots()) {
+              return;
+            }
+            c = run.parked.pollFirst();
+            i = c.current();
+            run.inFlight++;
+            sending[i] = true;
+          }
+          Outcome outcome = sendOne(run, i);
+          synchronized (this) {
+            run.inFlight--;
+            sending[i] = false;
+            Chain done = c;
+            c = null;
+            if (!abandoned) {
+              record(run, done, i, outcome);
+              dispatch();
+            }
+          }
+        }
+      } catch (RuntimeException | Error e) {
+        log.error("[{}] Webhook worker failed unexpectedly", name, e);
+        synchronized (this) {
+          if (c != null) {
+            run.inFlight--;
+            if (!abandoned) {
+              results[i] = SendResult.retry("webhook worker failed: " + Failures.describe(e), null);
+              block(c);
+            }
+          }
+        }
+        throw e;
+      } finally {
+        synchronized (this) {
+          run.workers--;
+          activeWorkers--;
+          if (!abandoned) {
+            dispatch();
+          }
+          notifyAll();
+        }
+      }
+    }
+
+    /** Builds, signs, sends and classifies one message; runs outside the monitor. */
+    private Outcome sendOne(EndpointRun run, int i) {
+      OutboxMessage message = messages.get(i);
+      if (!HeaderValues.isPlain(message.event().contentType())) {
+        return Outcome.notSent(
+            SendResult.reject(
+                "event content type is not printable ASCII and cannot be sent as an HTTP header"));
+      }
+      HttpRequest request;
+      try {
+        request = request(endpointOf[i], run.url, message);
+      } catch (RuntimeException e) {
+        // The JDK's message quotes the offending header value; keep it out of the reason.
+        return Outcome.notSent(
+            SendResult.reject(
+                "event cannot be sent as an HTTP request ("
+                    + e.getClass().getSimpleName()
+                    + " while building it: a header HTTP cannot carry)"));
+      }
+      try {
+        return classify(client.send(request, DISCARD), run);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return Outcome.notSent(
+            SendResult.retry(
+                "not confirmed: interrupted before " + run.display + " answered", null));
+      } catch (IOException | RuntimeException e) {
+        return classify(e, run);
+      }
+    }
+
+    private void record(EndpointRun run, Chain c, int i, Outcome outcome) {
+      results[i] = outcome.result;
+      if (outcome.sent) {
+        run.attempted++;
+        if (outcome.outage) {
+          run.outageFailures++;
+          run.lastFailure = outcome.result.reason().orElse("");
+          if (outcome.retryAfter != null && outcome.retryAfter.compareTo(run.retryAfterHint) > 0) {
+            run.retryAfterHint = outcome.retryAfter;
+          }
+        } else {
+          run.responsive = true;
+        }
+      }
+      if (log.isTraceEnabled()) {
+        OutboxEvent e = messages.get(i).event();
+        log.trace(
+            "[{}] Event {} ({}/{}) to {}: {}",
+            name,
+            e.id(),
+            e.aggregateType(),
+            e.aggregateId(),
+            run.display,
+            outcome.result);
+      }
+      if (outcome.result.isDelivered()) {
+        c.pos++;
+        advance(c, true);
+      } else {
+        block(c);
+      }
+    }
+
+    private Outcome classify(HttpResponse<Void> response, EndpointRun run) {
+      int status = response.statusCode();
+      String from = "HTTP " + status + " from " + run.display;
+      if (status >= 200 && status < 300) {
+        return Outcome.answered(SendResult.delivered());
+      }
+      if (status >= 300 && status < 400) {
+        return Outcome.answered(
+            SendResult.retry(from + ": redirect not followed; fix the endpoint URL", null));
+      }
+      if (status == 410) {
+        return Outcome.answered(SendResult.reject(from + ": endpoint gone"));
+      }
+      if (status == 429 || status == 503) {
+        Duration after =
+            RetryAfter.parse(
+                response.headers().firstValue("retry-after").orElse(null),
+                clock.instant(),
+                maxRetryAfter);
+        return status == 429
+            ? Outcome.answered(SendResult.retry(from + ": rate limited", after))
+            : Outcome.outage(SendResult.retry(from + ": service unavailable", after), after);
+      }
+      if (status == 408) {
+        // The receiver gave up waiting for the request: transient, like a timeout on our side.
+        return Outcome.answered(SendResult.retry(from + ": request timeout", null));
+      }
+      if (status >= 400 && status < 500) {
+        return Outcome.answered(SendResult.reject(from + ": request refused"));
+      }
+      if (status >= 500 && status < 600) {
+        return Outcome.outage(SendResult.retry(from, null), null);
+      }
+      return Outcome.answered(SendResult.retry(from + ": unexpected status", null));
+    }
+
+    private Outcome classify(Exception failure, EndpointRun run) {
+      String reason;
+      if (failure instanceof HttpConnectTimeoutException) {
+        reason = "cannot connect to " + run.display + " within " + connectTimeout;
+      } else if (failure instanceof HttpTimeoutException) {
+        reason = "no response from " + run.display + " within " + requestTimeout;
+      } else if (failure instanceof ConnectException) {
+        reason = "cannot connect to " + run.display + ": " + Failures.describe(failure);
+      } else if (failure instanceof IOException) {
+        reason = "request to " + run.display + " failed: " + Failures.describe(failure);
+      } else {
+        // A runtime exception's message may quote request details; keep only its type.
+        reason = "request to " + run.display + " failed: " + failure.getClass().getSimpleName();
+      }
+      return Outcome.outage(SendResult.retry(reason, null), null);
+    }
+
+    /** Interrupted while waiting: whatever is unsettled may or may not have arrived; retry it. */
+    private void abandon() {
+      for (int i = 0; i < results.length; i++) {
+        if (results[i] == null && blockedBy[i] < 0) {
+          results[i] =
+              SendResult.retry(
+                  sending[i]
+                      ? "not confirmed: the sending thread was interrupted before the endpoint"
+                          + " answered"
+                      : "not sent: the sending thread was interrupted",
+                  null);
+        }
+      }
+    }
+
+    /** Applies the per-endpoint verdicts to the breakers and resolves the held-back messages. */
+    private void settle() {
+      Instant now = clock.instant();
+      for (EndpointRun run : runs.values()) {
+        if (abandoned) {
+          break; // half a batch says nothing about the endpoint
+        }
+        boolean outage = run.resolveFailure != null || (run.attempted > 0 && !run.responsive);
+        if (outage) {
+          String last = run.resolveFailure != null ? run.resolveFailure : run.lastFailure;
+          String reason =
+              run.resolveFailure != null
+                  ? run.resolveFailure
+                  : "endpoint "
+                      + run.display
+                      + " unavailable: "
+                      + run.outageFailures
+                      + " of "
+                      + run.attempted
+                      + " request(s) failed, last: "
+                      + last;
+          Duration openFor =
+              run.retryAfterHint.compareTo(circuitOpenDuration) > 0
+                  ? run.retryAfterHint
+                  : circuitOpenDuration;
+          Instant until = now.plus(openFor);
+          if (run.state.breaker.recordOutage(until, last)) {
+            log.warn(
+                "[{}] Webhook endpoint {} is down ({}); its events are answered unavailable until"
+                    + " a probe after {} succeeds",
+                name,
+                run.display,
+                last,
+                until);
+          } else {
+            log.debug("[{}] Webhook endpoint {} still down: {}", name, run.display, last);
+          }
+          run.settled = true;
+          for (int i : run.indices) {
+            SendResult r = results[i];
+            if (r != null
+                && (r.status() == SendResult.Status.RETRY
+                    || r.status() == SendResult.Status.UNAVAILABLE)) {
+              results[i] = SendResult.unavailable(reason);
+            }
+          }
+        } else if (run.responsive) {
+          run.settled = true;
+          if (run.state.breaker.recordResponsive()) {
+            log.info("[{}] Webhook endpoint {} answers again; circuit closed", name, run.display);
+          }
+        }
+      }
+      for (int i = 0; i < results.length; i++) {
+        if (results[i] != null) {
+          continue;
+        }
+        int b = blockedBy[i];
+        if (b < 0) { // not expected: every unsettled message is held back by an earlier one
+          results[i] = SendResult.retry("not sent", null);
+          continue;
+        }
+        OutboxEvent failed = messages.get(b).event();
+        String reason =
+            "not sent: earlier event "
+                + failed.id()
+                + " of aggregate "
+                + failed.aggregateType()
+                + "/"
+                + failed.aggregateId()
+                + " was not delivered";
+        results[i] =
+            results[b].status() == SendResult.Status.UNAVAILABLE
+                ? SendResult.unavailable(reason)
+                : SendResult.retry(reason, null);
+      }
+    }
+  }
+
+  /** Configures a {@link WebhookTransport}; each option is validated where it is set. */
+  public static final class Builder {
+    private final WebhookRouter router;
+    private final WebhookEndpoint singleEndpoint;
+    private String name = DEFAULT_NAME;
+    private Duration connectTimeout;
+    private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+    private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
+    private int maxInFlightPerEndpoint = DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT;
+    private Duration maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
+    private Duration circuitOpenDuration = DEFAULT_CIRCUIT_OPEN_DURATION;
+    private Clock clock = Clock.systemUTC();
+    private AddressResolver resolver = AddressResolver.system();
+    private HttpClient httpClient;
+    private boolean allowHttp;
+    private boolean allowPrivateAddresses;
+
+    private Builder(WebhookRouter router, WebhookEndpoint singleEndpoint) {
+      this.router = router;
+      this.singleEndpoint = singleEndpoint;
+    }
+
+    /**
+     * Names the transport in logs and thread names; {@value #DEFAULT_NAME} unless set.
+     *
+     * @param name 1 to 64 letters, digits, '-', '_' or '.'
+     * @return this builder
+     */
+    public Builder name(String name) {
+      if (name == null || !name.matches("[A-Za-z0-9._-]{1,64}")) {
+        throw new OutboxConfigurationException(
+            "name must be 1 to 64 letters, digits, '-', '_' or '.', was '" + name + "'");
+      }
+      this.name = name;
+      return this;
+    }
+
+    /**
+     * Time allowed to establish a connection (TCP and TLS); {@link #DEFAULT_CONNECT_TIMEOUT} unless
+     * set. Only for the transport's own HTTP client: set it on a client passed to {@link
+     * #httpClient}.
+     *
+     * @param timeout 1 ms to 5 minutes
+     * @return this builder
+     */
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = timeout("connectTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * Time allowed per request until the status and headers arrive (connecting included); {@link
+     * #DEFAULT_REQUEST_TIMEOUT} unless set. A request that takes longer is retried: the endpoint
+     * may have processed it, so receivers must deduplicate on {@code webhook-id}.
+     *
+     * @param timeout 1 ms to 5 minutes
+     * @return this builder
+     */
+    public Builder requestTimeout(Duration timeout) {
+      this.requestTimeout = timeout("requestTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * Most requests in flight within one batch, across all endpoints (each one occupies a thread of
+     * the transport's pool while it waits); {@value #DEFAULT_MAX_IN_FLIGHT} unless set.
+     *
+     * @param max 1 to 1024
+     * @return this builder
+     */
+    public Builder maxInFlight(int max) {
+      if (max < 1 || max > 1024) {
+        throw new OutboxConfigurationException(
+            "maxInFlight must be between 1 and 1024, was " + max);
+      }
+      this.maxInFlight = max;
+      return this;
+    }
+
+    /**
+     * Most requests in flight to one endpoint within one batch; {@value
+     * #DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT} unless set, and never more than {@link #maxInFlight}.
+     * Events of one aggregate never overlap regardless.
+     *
+     * @param max 1 to 256
+     * @return this builder
+     */
+    public Builder maxInFlightPerEndpoint(int max) {
+      if (max < 1 || max > 256) {
+        throw new OutboxConfigurationException(
+            "maxInFlightPerEndpoint must be between 1 and 256, was " + max);
+      }
+      this.maxInFlightPerEndpoint = max;
+      return this;
+    }
+
+    /**
+     * Longest {@code Retry-After} honoured (longer ones are cut to it); {@link
+     * #DEFAULT_MAX_RETRY_AFTER} unless set.
+     *
+     * @param max at least 1 second
+     * @return this builder
+     */
+    public Builder maxRetryAfter(Duration max) {
+      Objects.requireNonNull(max, "maxRetryAfter");
+      if (max.getSeconds() < 1) {
+        throw new OutboxConfigurationException(
+            "maxRetryAfter must be at least 1 second, was " + max);
+      }
+      this.maxRetryAfter = max;
+      return this;
+    }
+
+    /**
+     * How long an endpoint that failed a whole batch is left alone before one probe request; {@link
+     * #DEFAULT_CIRCUIT_OPEN_DURATION} unless set. A 503's {@code Retry-After} can extend it, up to
+     * {@link #maxRetryAfter}.
+     *
+     * @param duration at least 1 ms
+     * @return this builder
+     */
+    public Builder circuitOpenDuration(Duration duration) {
+      Objects.requireNonNull(duration, "circuitOpenDuration");
+      if (duration.isNegative() || duration.isZero()) {
+        throw new OutboxConfigurationException(
+            "circuitOpenDuration must be positive, was " + duration);
+      }
+      this.circuitOpenDuration = duration;
+      return this;
+    }
+
+    /**
+     * The clock for {@code webhook-timestamp}, {@code Retry-After} dates and the circuit breaker;
+     * the system UTC clock unless set.
+     *
+     * @param clock any clock
+     * @return this builder
+     */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Resolves endpoint hosts for the address check; {@link AddressResolver#system()} unless set.
+     *
+     * @param resolver the resolver
+     * @return this builder
+     */
+    public Builder resolver(AddressResolver resolver) {
+      this.resolver = Objects.requireNonNull(resolver, "resolver");
+      return this;
+    }
+
+    /**
+     * Sends through this client instead of one the transport builds (e.g. for a custom {@code
+     * SSLContext}, proxy or HTTP version). It must not follow redirects, and it is not closed by
+     * {@link WebhookTransport#close()}. Its connect timeout applies; set one.
+     *
+     * @param client a client built with {@code followRedirects(HttpClient.Redirect.NEVER)}
+     * @return this builder
+     */
+    public Builder httpClient(HttpClient client) {
+      Objects.requireNonNull(client, "httpClient");
+      if (client.followRedirects() != HttpClient.Redirect.NEVER) {
+        throw new OutboxConfigurationException(
+            "the HttpClient follows redirects ("
+                + client.followRedirects()
+                + "); build it with followRedirects(HttpClient.Redirect.NEVER)");
+      }
+      this.httpClient = client;
+      return this;
+    }
+
+    /**
+     * Permits plain {@code http://} endpoints. Off by default: without TLS the payload and the
+     * signature travel in clear, and a network attacker can replay them.
+     *
+     * @return this builder
+     */
+    public Builder allowHttp() {
+      this.allowHttp = true;
+      return this;
+    }
+
+    /**
+     * Permits endpoints that resolve to loopback, private, link-local, unique-local and other
+     * non-public addresses (tests, in-cluster receivers). Cloud metadata addresses stay refused.
+     * Off by default, so that a URL chosen by a tenant cannot reach internal services.
+     *
+     * @return this builder
+     */
+    public Builder allowPrivateAddresses() {
+      this.allowPrivateAddresses = true;
+      return this;
+    }
+
+    /**
+     * Builds the transport and logs its settings (never secrets) at INFO.
+     *
+     * @return the transport
+     * @throws OutboxConfigurationException if options contradict each other
+     */
+    public WebhookTransport build() {
+      if (httpClient != null && connectTimeout != null) {
+        throw new OutboxConfigurationException(
+            "connectTimeout applies to the transport's own HttpClient only; set the connect"
+                + " timeout on the HttpClient passed to httpClient(...)");
+      }
+      if (singleEndpoint != null
+          && !allowHttp
+          && !singleEndpoint.url().getScheme().equalsIgnoreCase("https")) {
+        throw new OutboxConfigurationException(
+            "webhook endpoint "
+                + Urls.display(singleEndpoint.url())
+                + " uses plain http: use https, or call allowHttp()");
+      }
+      return new WebhookTransport(this);
+    }
+
+    private static Duration timeout(String option, Duration timeout) {
+      Objects.requireNonNull(timeout, option);
+      if (timeout.toMillis() < 1 || timeout.compareTo(Duration.ofMinutes(5)) > 0) {
+        throw new OutboxConfigurationException(
+            option + " must be between 1 ms and 5 minutes, was " + timeout);
+      }
+      return timeout;
+    }
+  }
+}
