@@ -56,8 +56,32 @@ public final class OutboxSchema {
    * @param table {@code name} or {@code schema.name}; index names derive from the table part
    */
   public static String ddl(Dialect dialect, String table) {
-    TableName name = TableName.of(table);
-    String resource = "schema/" + Dialects.sql(dialect).schemaResource();
+    return script(Dialects.sql(dialect).schemaResource(), TableName.DEFAULT, TableName.of(table));
+  }
+
+  /** Creates the consumer inbox table {@code outbox_inbox} (see {@link Inbox}), if missing. */
+  public static void createInbox(Connection connection) throws SQLException {
+    createInbox(connection, Inbox.DEFAULT_TABLE, Dialect.detect(connection));
+  }
+
+  /** Creates a consumer inbox table with this name and dialect, if missing. */
+  public static void createInbox(Connection connection, String table, Dialect dialect)
+      throws SQLException {
+    try (Statement s = connection.createStatement()) {
+      for (String statement : statements(inboxDdl(dialect, table))) {
+        s.execute(statement);
+      }
+    }
+  }
+
+  /** The consumer inbox DDL for a dialect and table. */
+  public static String inboxDdl(Dialect dialect, String table) {
+    return script(
+        Dialects.sql(dialect).inboxSchemaResource(), Inbox.DEFAULT_TABLE, TableName.of(table));
+  }
+
+  private static String script(String file, String placeholder, TableName name) {
+    String resource = "schema/" + file;
     String script;
     try (InputStream in = OutboxSchema.class.getResourceAsStream(resource)) {
       if (in == null) {
@@ -70,8 +94,8 @@ public final class OutboxSchema {
     // Index and constraint names (outbox_event_*) take the bare table name; table references
     // take the possibly schema-qualified one.
     return script
-        .replaceAll("\\boutbox_event(?=_)", Matcher.quoteReplacement(name.simple()))
-        .replaceAll("\\boutbox_event\\b", Matcher.quoteReplacement(name.qualified()));
+        .replaceAll("\\b" + placeholder + "(?=_)", Matcher.quoteReplacement(name.simple()))
+        .replaceAll("\\b" + placeholder + "\\b", Matcher.quoteReplacement(name.qualified()));
   }
 
   /** Splits a script into statements, dropping comment lines. */

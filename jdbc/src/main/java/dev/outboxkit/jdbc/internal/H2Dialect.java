@@ -221,4 +221,29 @@ public final class H2Dialect extends SqlDialect {
     OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
     return t == null ? null : t.toInstant();
   }
+
+  @Override
+  public String inboxSchemaResource() {
+    return "inbox-h2.sql";
+  }
+
+  @Override
+  public String inboxInsert() {
+    return """
+        MERGE INTO {table} t
+        USING (VALUES (CAST(? AS VARCHAR(200)), CAST(? AS UUID))) s (consumer, event_id)
+           ON t.consumer = s.consumer AND t.event_id = s.event_id
+         WHEN NOT MATCHED THEN
+              INSERT (consumer, event_id, processed_at)
+              VALUES (s.consumer, s.event_id, CURRENT_TIMESTAMP)""";
+  }
+
+  @Override
+  public String inboxPurge() {
+    return """
+        DELETE FROM {table}
+         WHERE (consumer, event_id) IN (SELECT consumer, event_id FROM {table}
+                                         WHERE processed_at < DATEADD(MICROSECOND, -?, CURRENT_TIMESTAMP)
+                                         LIMIT ?)""";
+  }
 }

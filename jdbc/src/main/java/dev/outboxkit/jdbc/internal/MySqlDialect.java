@@ -248,4 +248,26 @@ public class MySqlDialect extends SqlDialect {
     LocalDateTime t = rs.getObject(column, LocalDateTime.class);
     return t == null ? null : t.toInstant(ZoneOffset.UTC);
   }
+
+  @Override
+  public String inboxSchemaResource() {
+    return "inbox-mysql.sql";
+  }
+
+  @Override
+  public String inboxInsert() {
+    // IGNORE also downgrades other errors to warnings; Inbox validates its inputs first, so only
+    // the duplicate key is left to ignore.
+    return """
+        INSERT IGNORE INTO {table} (consumer, event_id, processed_at)
+        VALUES (?, ?, UTC_TIMESTAMP(6))""";
+  }
+
+  @Override
+  public String inboxPurge() {
+    return """
+        DELETE FROM {table}
+         WHERE processed_at < TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6))
+         LIMIT ?""";
+  }
 }

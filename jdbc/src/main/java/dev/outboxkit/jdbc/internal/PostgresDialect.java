@@ -209,4 +209,25 @@ public final class PostgresDialect extends SqlDialect {
     OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
     return t == null ? null : t.toInstant();
   }
+
+  @Override
+  public String inboxSchemaResource() {
+    return "inbox-postgresql.sql";
+  }
+
+  @Override
+  public String inboxInsert() {
+    return """
+        INSERT INTO {table} (consumer, event_id, processed_at) VALUES (?, ?, now())
+        ON CONFLICT DO NOTHING""";
+  }
+
+  @Override
+  public String inboxPurge() {
+    return """
+        DELETE FROM {table}
+         WHERE ctid IN (SELECT ctid FROM {table}
+                         WHERE processed_at < now() - ? * INTERVAL '1 microsecond'
+                         LIMIT ?)""";
+  }
 }

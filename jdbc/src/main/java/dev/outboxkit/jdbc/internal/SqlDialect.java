@@ -144,4 +144,16 @@ public abstract class SqlDialect {
 
   /** Reads an instant, or null. */
   public abstract Instant getInstant(ResultSet rs, String column) throws SQLException;
+
+  /** Class-path resource of the inbox DDL, relative to {@code dev/outboxkit/jdbc/schema/}. */
+  public abstract String inboxSchemaResource();
+
+  /**
+   * Records (consumer, event id) unless present: params consumer, event id. Updates one row when
+   * new, none when the pair was there; waits for a concurrent inserter of the same pair to finish.
+   */
+  public abstract String inboxInsert();
+
+  /** Deletes up to {@code ?} inbox rows older than now minus micros: params micros, limit. */
+  public abstract String inboxPurge();
 }

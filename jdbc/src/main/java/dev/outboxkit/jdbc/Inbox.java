@@ -1,0 +1,176 @@
+package dev.outboxkit.jdbc;
+
+import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.jdbc.internal.Dialects;
+import dev.outboxkit.jdbc.internal.SqlDialect;
+import dev.outboxkit.jdbc.internal.TableName;
+import dev.outboxkit.jdbc.internal.Transactions;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * The consumer side of exactly-once effects: delivery is at least once, so a consumer records each
+ * event id it processed in the same transaction as the effect, and skips ids it has seen.
+ *
+ * <pre>{@code
+ * Inbox inbox = Inbox.create();
+ * try (Connection c = dataSource.getConnection()) {
+ *   c.setAutoCommit(false);
+ *   if (inbox.markProcessed(c, "billing", eventId)) {
+ *     applyEffect(c, payload);            // first time: do the work
+ *   }
+ *   c.commit();                           // effect and inbox row commit together
+ * }
+ * }</pre>
+ *
+ * <p>If the transaction rolls back, the inbox row goes with it and a redelivery is processed again.
+ * Two deliveries of one event racing in two transactions are serialised by the primary key: the
+ * second waits for the first and then sees it as processed (or, if the first rolled back, processes
+ * it). The event id comes from the {@code id} Kafka header, the {@code outbox_event_id} JMS
+ * property or the {@code webhook-id} HTTP header (each transport has a helper to read it). Create
+ * the table with {@link OutboxSchema#createInbox(Connection)}. Immutable and thread-safe.
+ */
+public final class Inbox {
+  /** Default table name: {@value}. */
+  public static final String DEFAULT_TABLE = "outbox_inbox";
+
+  /** Longest consumer name: {@value} characters. */
+  public static final int MAX_CONSUMER_LENGTH = 200;
+
+  private final TableName table;
+  private final Dialect dialect;
+  private final int purgeBatchSize;
+
+  private Inbox(Builder b) {
+    this.table = b.table;
+    this.dialect = b.dialect;
+    this.purgeBatchSize = b.purgeBatchSize;
+  }
+
+  /** An inbox on {@code outbox_inbox}, dialect detected per connection. */
+  public static Inbox create() {
+    return builder().build();
+  }
+
+  /** Starts configuring an inbox for another table or an explicit dialect. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Records that {@code consumer} processed {@code eventId}, in the connection's transaction.
+   *
+   * @param connection the consumer's connection, auto-commit off; used, never committed or closed
+   * @param consumer names the consuming service or handler (1 to 200 characters), so several
+   *     consumers of one event each process it once
+   * @param eventId the event id from the message
+   * @return true the first time (apply the effect), false if already processed (skip it)
+   * @throws IllegalStateException if the connection is in auto-commit mode: the record would commit
+   *     apart from the effect
+   */
+  public boolean markProcessed(Connection connection, String consumer, UUID eventId)
+      throws SQLException {
+    Objects.requireNonNull(connection, "connection");
+    Objects.requireNonNull(eventId, "eventId");
+    if (consumer == null || consumer.isBlank() || consumer.length() > MAX_CONSUMER_LENGTH) {
+      throw new IllegalArgumentException(
+          "consumer must be 1 to " + MAX_CONSUMER_LENGTH + " characters, was '" + consumer + "'");
+    }
+    if (connection.getAutoCommit()) {
+      throw new IllegalStateException(
+          "the connection is in auto-commit mode, so the inbox record would commit apart from the"
+              + " effect it guards: call connection.setAutoCommit(false) and commit both together");
+    }
+    SqlDialect sql = Dialects.sql(dialect != null ? dialect : Dialect.detect(connection));
+    try (PreparedStatement ps =
+        connection.prepareStatement(sql.inboxInsert().replace("{table}", table.qualified()))) {
+      ps.setString(1, consumer);
+      sql.setUuid(ps, 2, eventId);
+      return ps.executeUpdate() == 1;
+    } catch (SQLException e) {
+      // H2's MERGE can lose a race for the key instead of waiting; the other side processed it.
+      if ("23505".equals(e.getSQLState()) && sql.name().equals("H2")) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Deletes inbox rows older than the retention, in small transactions of their own. Keep the
+   * retention longer than any redelivery can take (lease expiry plus retry backoff).
+   *
+   * @return rows deleted
+   */
+  public long purgeOlderThan(DataSource dataSource, Duration retention) {
+    Objects.requireNonNull(dataSource, "dataSource");
+    if (retention == null || retention.isNegative()) {
+      throw new IllegalArgumentException("retention must be zero or positive, was " + retention);
+    }
+    long micros = retention.getSeconds() * 1_000_000L + retention.getNano() / 1_000;
+    long total = 0;
+    int deleted;
+    do {
+      try {
+        deleted =
+            Transactions.inTransaction(
+                dataSource,
+                null,
+                c -> {
+                  SqlDialect sql = Dialects.sql(dialect != null ? dialect : Dialect.detect(c));
+                  try (PreparedStatement ps =
+                      c.prepareStatement(sql.inboxPurge().replace("{table}", table.qualified()))) {
+                    ps.setLong(1, micros);
+                    ps.setInt(2, purgeBatchSize);
+                    return ps.executeUpdate();
+                  }
+                });
+      } catch (SQLException e) {
+        throw new OutboxStorageException("purge the inbox", table.qualified(), e);
+      }
+      total += deleted;
+    } while (deleted == purgeBatchSize);
+    return total;
+  }
+
+  /** Configures an {@link Inbox}. */
+  public static final class Builder {
+    private TableName table = TableName.of(DEFAULT_TABLE);
+    private Dialect dialect;
+    private int purgeBatchSize = 1000;
+
+    private Builder() {}
+
+    /** Uses this table instead of {@code outbox_inbox}. */
+    public Builder table(String table) {
+      this.table = TableName.of(table);
+      return this;
+    }
+
+    /** Uses this dialect instead of detecting it. */
+    public Builder dialect(Dialect dialect) {
+      this.dialect = Objects.requireNonNull(dialect, "dialect");
+      return this;
+    }
+
+    /** Rows deleted per purge transaction (1 to 100,000; default 1000). */
+    public Builder purgeBatchSize(int purgeBatchSize) {
+      if (purgeBatchSize < 1 || purgeBatchSize > 100_000) {
+        throw new OutboxConfigurationException(
+            "purgeBatchSize must be between 1 and 100000, was " + purgeBatchSize);
+      }
+      this.purgeBatchSize = purgeBatchSize;
+      return this;
+    }
+
+    /** Builds the inbox. */
+    public Inbox build() {
+      return new Inbox(this);
+    }
+  }
+}

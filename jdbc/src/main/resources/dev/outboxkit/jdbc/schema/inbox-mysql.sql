@@ -1,0 +1,9 @@
+-- OutboxKit consumer inbox for MySQL 8.0+ and MariaDB 10.6+: one row per (consumer, event id)
+-- already processed. Copy into your migrations or let OutboxSchema.createInbox(connection) run it.
+CREATE TABLE IF NOT EXISTS outbox_inbox (
+    consumer      VARCHAR(200)  NOT NULL,
+    event_id      CHAR(36)      CHARACTER SET ascii NOT NULL,
+    processed_at  DATETIME(6)   NOT NULL,                  -- UTC
+    PRIMARY KEY (consumer, event_id),
+    KEY outbox_inbox_processed_idx (processed_at)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
