@@ -1,24 +1,22 @@
 package dev.outboxkit.samples;
 
 import dev.outboxkit.OutboxEvent;
-import dev.outboxkit.OutboxMessage;
-import dev.outboxkit.SendResult;
-import dev.outboxkit.Transport;
+import dev.outboxkit.http.WebhookTransport;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.Outbox;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.jdbc.RelayListener;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcConnectionPool;
@@ -56,7 +54,13 @@ public final class OrderServiceDemo {
       OutboxSchema.create(c);
     }
 
-    HiccupBroker broker = new HiccupBroker("o-3");
+    String secret = "whsec_" + Base64.getEncoder().encodeToString(randomKey());
+    ShippingService shipping = new ShippingService(secret, "o-3", "o-5");
+    WebhookTransport webhooks =
+        WebhookTransport.builder(shipping.uri(), secret)
+            .allowHttp() // the demo's receiver is plain http on 127.0.0.1
+            .allowPrivateAddresses()
+            .build();
     List<Duration> lags = new CopyOnWriteArrayList<>();
     RelayListener listener =
         new RelayListener() {
@@ -78,10 +82,11 @@ public final class OrderServiceDemo {
 
     int committed = 0;
     try (OutboxRelay relay =
-        OutboxRelay.builder(ds, broker)
+        OutboxRelay.builder(ds, webhooks)
             .name("demo")
             .pollInterval(Duration.ofMillis(100))
             .retryBackoff(Duration.ofMillis(200), Duration.ofSeconds(1))
+            .outageBackoff(Duration.ofMillis(200), Duration.ofSeconds(1))
             .listener(listener)
             .build()) {
       relay.start();
@@ -95,19 +100,26 @@ public final class OrderServiceDemo {
       awaitPublished(ds, committed, Duration.ofSeconds(20));
     }
 
+    webhooks.close();
     OutboxAdmin admin = OutboxAdmin.create(ds);
     long published = admin.count(EventStatus.PUBLISHED);
+    long shipments = shipping.shipments();
     System.out.printf(
-        "%nSummary: %d orders committed, 1 rolled back; %d events published, %d received by the"
-            + " broker (%d retry), %d dead; lag p50 %d ms, p99 %d ms%n",
+        "%nSummary: %d orders committed, 1 rolled back; %d events published (%d dead);"
+            + " %d webhooks received, %d refused signatures, %d duplicates skipped;"
+            + " %d shipments; lag p50 %d ms, p99 %d ms%n",
         committed,
         published,
-        broker.received.size(),
-        broker.refused.size(),
         admin.count(EventStatus.DEAD),
+        shipping.received.get(),
+        shipping.refusedSignatures.get(),
+        shipping.duplicates.get(),
+        shipments,
         percentile(lags, 50).toMillis(),
         percentile(lags, 99).toMillis());
-    boolean consistent = published == committed && orders(ds) == committed;
+    boolean consistent =
+        published == committed && orders(ds) == committed && shipments == committed;
+    shipping.close();
     ds.dispose();
     return consistent ? 0 : 1;
   }
@@ -175,28 +187,9 @@ public final class OrderServiceDemo {
     return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
   }
 
-  /** A stand-in broker that refuses one order's event once, as a real broker sometimes does. */
-  static final class HiccupBroker implements Transport {
-    final Set<String> received = ConcurrentHashMap.newKeySet();
-    final Set<String> refused = ConcurrentHashMap.newKeySet();
-    private final String hiccupOn;
-
-    HiccupBroker(String hiccupOn) {
-      this.hiccupOn = hiccupOn;
-    }
-
-    @Override
-    public SendResult send(OutboxMessage message) {
-      OutboxEvent e = message.event();
-      if (e.aggregateId().equals(hiccupOn) && refused.add(e.aggregateId())) {
-        System.out.printf(
-            "[broker] %s %s refused this time (simulated)%n", e.eventType(), e.aggregateId());
-        return SendResult.retry("simulated broker hiccup", null);
-      }
-      received.add(e.id().toString());
-      System.out.printf(
-          "[broker] received %s %s, event id %s%n", e.eventType(), e.aggregateId(), e.id());
-      return SendResult.delivered();
-    }
+  private static byte[] randomKey() {
+    byte[] key = new byte[32];
+    new SecureRandom().nextBytes(key);
+    return key;
   }
 }
