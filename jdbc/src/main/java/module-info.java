@@ -3,6 +3,7 @@ module dev.outboxkit.jdbc {
   requires transitive dev.outboxkit.api;
   requires transitive java.sql;
   requires org.slf4j;
+  requires static org.postgresql.jdbc;
 
   exports dev.outboxkit.jdbc;
 }

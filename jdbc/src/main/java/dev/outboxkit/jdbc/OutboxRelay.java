@@ -3,6 +3,7 @@ package dev.outboxkit.jdbc;
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.Transport;
 import dev.outboxkit.jdbc.internal.Backoff;
+import dev.outboxkit.jdbc.internal.NotificationListener;
 import dev.outboxkit.jdbc.internal.OutageBreaker;
 import dev.outboxkit.jdbc.internal.RelayCycle;
 import dev.outboxkit.jdbc.internal.RelaySettings;
@@ -100,6 +101,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final Transport transport;
   private final ExecutorService sender;
   private final RelayCycle cycle;
+  private final NotificationListener listener;
   private final Object lifecycle = new Object();
   private volatile Thread worker;
   private volatile boolean running;
@@ -142,10 +144,14 @@ public final class OutboxRelay implements AutoCloseable {
             b.listener,
             sender,
             owner);
+    this.listener =
+        b.listenForNotifications
+            ? new NotificationListener(b.dataSource, b.table.simple(), b.name, this::wakeUp)
+            : null;
     log.info(
         "[{}] relay configured: table={}, batchSize={}, ordered={}, pollInterval={}, lease={},"
             + " sendTimeout={}, maxAttempts={}, retryBackoff={}..{}, outagePause={}..{},"
-            + " deleteOnPublish={}, transport={}",
+            + " deleteOnPublish={}, listenForNotifications={}, transport={}",
         b.name,
         b.table,
         b.batchSize,
@@ -159,6 +165,7 @@ public final class OutboxRelay implements AutoCloseable {
         b.outageInitial,
         b.outageMax,
         b.deleteOnPublish,
+        b.listenForNotifications,
         b.transport.getClass().getSimpleName());
   }
 
@@ -195,6 +202,11 @@ public final class OutboxRelay implements AutoCloseable {
       t.setDaemon(true);
       worker = t;
       t.start();
+      if (listener != null) {
+        Thread l = new Thread(listener, "outboxkit-" + settings.name + "-listen");
+        l.setDaemon(true);
+        l.start();
+      }
       log.info("[{}] relay started", settings.name);
     }
   }
@@ -257,6 +269,9 @@ public final class OutboxRelay implements AutoCloseable {
       closed = true;
       running = false;
       t = worker;
+    }
+    if (listener != null) {
+      listener.stop();
     }
     if (t != null) {
       LockSupport.unpark(t);
@@ -356,6 +371,7 @@ public final class OutboxRelay implements AutoCloseable {
     private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
     private boolean ordered = true;
     private boolean deleteOnPublish;
+    private boolean listenForNotifications;
     private RelayListener listener = RelayListener.NONE;
     private Clock clock = Clock.systemUTC();
     private Random random = new Random();
@@ -463,6 +479,19 @@ public final class OutboxRelay implements AutoCloseable {
     /** Deletes delivered events instead of keeping them as PUBLISHED (default false). */
     public Builder deleteOnPublish(boolean deleteOnPublish) {
       this.deleteOnPublish = deleteOnPublish;
+      return this;
+    }
+
+    /**
+     * PostgreSQL only (default false): also wake up when PostgreSQL notifies that events were
+     * appended, for low latency without a short poll interval and without calling {@link
+     * OutboxRelay#wakeUp()}. Needs the trigger from {@link OutboxSchema#createNotifyTrigger} and
+     * holds one connection of the data source while the relay runs. Off by default because
+     * notifying transactions commit one at a time, which costs append throughput under many
+     * concurrent writers (measured in the benchmarks); polling stays on as the safety net.
+     */
+    public Builder listenForNotifications(boolean listen) {
+      this.listenForNotifications = listen;
       return this;
     }
 

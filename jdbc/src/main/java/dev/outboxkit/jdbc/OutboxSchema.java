@@ -59,6 +59,31 @@ public final class OutboxSchema {
     return script(Dialects.sql(dialect).schemaResource(), TableName.DEFAULT, TableName.of(table));
   }
 
+  /**
+   * PostgreSQL only: installs the trigger that notifies channel {@code <table>} after every
+   * appending statement, for relays built with {@code listenForNotifications(true)}. Off unless
+   * installed, because notifying transactions commit one at a time (see the benchmarks).
+   *
+   * @throws OutboxConfigurationException on any other database
+   */
+  public static void createNotifyTrigger(Connection connection, String table) throws SQLException {
+    Dialect dialect = Dialect.detect(connection);
+    if (dialect != Dialect.POSTGRESQL) {
+      throw new OutboxConfigurationException(
+          "notification wake-ups need PostgreSQL's LISTEN/NOTIFY; this is " + dialect);
+    }
+    try (Statement s = connection.createStatement()) {
+      for (String statement : statements(notifyDdl(table))) {
+        s.execute(statement);
+      }
+    }
+  }
+
+  /** The PostgreSQL notification trigger's DDL for a table (see {@link #createNotifyTrigger}). */
+  public static String notifyDdl(String table) {
+    return script("postgresql-notify.sql", TableName.DEFAULT, TableName.of(table));
+  }
+
   /** Creates the consumer inbox table {@code outbox_inbox} (see {@link Inbox}), if missing. */
   public static void createInbox(Connection connection) throws SQLException {
     createInbox(connection, Inbox.DEFAULT_TABLE, Dialect.detect(connection));
@@ -98,17 +123,24 @@ public final class OutboxSchema {
         .replaceAll("\\b" + placeholder + "\\b", Matcher.quoteReplacement(name.qualified()));
   }
 
-  /** Splits a script into statements, dropping comment lines. */
+  /**
+   * Splits a script into statements, dropping comments; a {@code $$}-quoted function body stays
+   * whole.
+   */
   static List<String> statements(String script) {
     List<String> statements = new ArrayList<>();
     StringBuilder current = new StringBuilder();
+    boolean inBody = false;
     for (String line : script.split("\n")) {
-      String code = line.contains("--") ? line.substring(0, line.indexOf("--")) : line;
+      String code = !inBody && line.contains("--") ? line.substring(0, line.indexOf("--")) : line;
       if (code.isBlank()) {
         continue;
       }
       current.append(code).append('\n');
-      if (code.stripTrailing().endsWith(";")) {
+      if ((code.split("\\$\\$", -1).length - 1) % 2 == 1) {
+        inBody = !inBody;
+      }
+      if (!inBody && code.stripTrailing().endsWith(";")) {
         String statement = current.toString().strip();
         statements.add(statement.substring(0, statement.length() - 1));
         current.setLength(0);
