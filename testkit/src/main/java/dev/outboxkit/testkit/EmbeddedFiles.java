@@ -19,8 +19,11 @@ final class EmbeddedFiles {
    * per checkout, not once per module), else {@code java.io.tmpdir}. Created if missing.
    */
   static Path tmpDir() throws IOException {
-    String dir = System.getProperty("outboxkit.embedded.dir", System.getProperty("java.io.tmpdir"));
-    return Files.createDirectories(Path.of(dir).toAbsolutePath());
+    // Surefire points java.io.tmpdir at target/tmp but does not create it; zonky unpacks there.
+    Path tmp =
+        Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath());
+    String dir = System.getProperty("outboxkit.embedded.dir");
+    return dir == null ? tmp : Files.createDirectories(Path.of(dir).toAbsolutePath());
   }
 
   /**

