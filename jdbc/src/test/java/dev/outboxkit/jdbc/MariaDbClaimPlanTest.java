@@ -1,75 +1,15 @@
 package dev.outboxkit.jdbc;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.outboxkit.jdbc.internal.Dialects;
-import dev.outboxkit.jdbc.internal.SqlDialect;
 import dev.outboxkit.testkit.Flavor;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.List;
-import org.junit.jupiter.api.Test;
 
-/**
- * With 200,000 PUBLISHED rows in the table, MariaDB's claim reads use the (status, ...) indexes and
- * examine only live rows, so their cost does not grow with history.
- */
-class MariaDbClaimPlanTest extends DatabaseTest {
-
+class MariaDbClaimPlanTest extends MySqlFamilyClaimPlanTest {
   @Override
   protected Flavor flavor() {
     return Flavor.MARIADB;
   }
 
-  /** EXPLAIN rows as "table:key:rows". */
-  private List<String> plan(String template, int params) throws SQLException {
-    String sql =
-        "EXPLAIN " + template.replace("{table}", "outbox_event").replace("{seqs}", "1, 2, 3");
-    List<String> rows = new ArrayList<>();
-    try (Connection c = ds.getConnection();
-        PreparedStatement ps = c.prepareStatement(sql)) {
-      for (int i = 1; i <= params; i++) {
-        ps.setInt(i, 500);
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          rows.add(rs.getString("table") + ":" + rs.getString("key") + ":" + rs.getLong("rows"));
-        }
-      }
-    }
-    return rows;
-  }
-
-  @Test
-  void claims_stay_on_the_status_indexes_with_200k_published_rows() throws Exception {
-    execute(
-        "INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type, payload,"
-            + " content_type, occurred_at, available_at, status, published_at)"
-            + " SELECT UUID(), 'Order', CONCAT('a', seq % 1000), 'E', x'00', 'application/json',"
-            + " UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), IF(seq > 199990, 'PENDING', 'PUBLISHED'),"
-            + " UTC_TIMESTAMP(6) FROM seq_1_to_200000");
-    execute("ANALYZE TABLE outbox_event");
-    SqlDialect sql = Dialects.sql(Dialect.MARIADB);
-
-    List<String> unordered = plan(sql.lockUnordered(), 1);
-    List<String> candidates = plan(sql.orderedCandidates(), 1);
-
-    assertThat(unordered)
-        .singleElement()
-        .satisfies(r -> assertRowCount(r, "outbox_event_status_idx"));
-    assertThat(candidates).hasSize(2);
-    assertRowCount(candidates.get(0), "outbox_event_status_idx");
-    // The "earlier unfinished event?" probe may use either live-row index; both lead with
-    // columns that keep PUBLISHED rows out of the scan.
-    assertRowCount(candidates.get(1), "outbox_event_status_idx", "outbox_event_aggregate_idx");
-  }
-
-  private static void assertRowCount(String explainRow, String... indexes) {
-    String[] parts = explainRow.split(":");
-    assertThat(parts[1]).as(explainRow).isIn((Object[]) indexes);
-    assertThat(Long.parseLong(parts[2])).as("rows examined in %s", explainRow).isLessThan(1000);
+  @Override
+  protected String numbers() {
+    return "SELECT seq AS n FROM seq_1_to_200000";
   }
 }
