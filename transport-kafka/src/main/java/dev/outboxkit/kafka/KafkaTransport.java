@@ -123,8 +123,12 @@ import org.slf4j.LoggerFactory;
  *       {@code SerializationException}, {@code InvalidTopicException} or an illegal topic name,
  *       {@code InvalidRecordException}, a reserved header name</td>
  *       <td>reject, with the reason</td></tr>
- *   <tr><td>{@code AuthenticationException} (SASL, SSL), {@code AuthorizationException} (topic,
- *       cluster, transactional id)</td>
+ *   <tr><td>{@code AuthenticationException} (SASL, SSL), {@code ClusterAuthorizationException},
+ *       {@code TransactionalIdAuthorizationException}</td>
+ *       <td>unavailable (no attempt charged, nothing quarantined), logged at ERROR as a
+ *       configuration problem once per burst: at the first such batch, and again only after a
+ *       batch got through in between</td></tr>
+ *   <tr><td>{@code TopicAuthorizationException}, any other {@code AuthorizationException}</td>
  *       <td>reject, and logged at ERROR as a configuration problem</td></tr>
  *   <tr><td>topic does not exist and is not auto-created ({@code TimeoutException} "not present in
  *       metadata" caused by {@code UnknownTopicOrPartitionException})</td>
@@ -145,9 +149,12 @@ import org.slf4j.LoggerFactory;
  *       error</td><td>retry</td></tr>
  * </table>
  *
- * <p>Authentication and authorization failures are rejected, as specified for this transport; the
- * ERROR log says it is a configuration problem. A wrong credential fails every event that reaches
- * the broker, so fix the configuration first, then replay the rejected events.
+ * <p>Security failures are split by reach. A wrong credential, or a principal without the cluster
+ * or transactional-id permission the producer needs, fails every event alike: it is an outage of
+ * the transport, not a fault of any event, so the events stay PENDING without losing attempts (the
+ * relay backs off and probes) and flow as soon as the configuration is fixed. A missing write
+ * permission on one topic concerns only that topic's events: they are rejected (DEAD, with the
+ * reason), and can be replayed once the ACL is granted.
  */
 public final class KafkaTransport implements Transport {
   private static final Logger log = LoggerFactory.getLogger(KafkaTransport.class);
@@ -158,14 +165,18 @@ public final class KafkaTransport implements Transport {
   /** Name used in log lines unless set: {@value}. */
   public static final String DEFAULT_NAME = "kafka";
 
-  /** Deadline of one batch, from the call to the last acknowledgement: 40 seconds. */
-  public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(40);
+  /**
+   * Deadline of one batch, from the call to the last acknowledgement: 25 seconds, below the relay's
+   * default {@code sendTimeout} (30 s), so the relay never abandons and resends a batch this
+   * transport is still waiting for. Keep it below the relay's if you change either.
+   */
+  public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(25);
 
   /** How long {@link #close()} lets an owned producer deliver what it holds: 10 seconds. */
   public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
-  /** {@code delivery.timeout.ms} of an owned producer unless the config sets it: 30 seconds. */
-  public static final Duration DEFAULT_DELIVERY_TIMEOUT = Duration.ofSeconds(30);
+  /** {@code delivery.timeout.ms} of an owned producer unless the config sets it: 20 seconds. */
+  public static final Duration DEFAULT_DELIVERY_TIMEOUT = Duration.ofSeconds(20);
 
   /** {@code max.block.ms} of an owned producer unless the config sets it: 5 seconds. */
   public static final Duration DEFAULT_MAX_BLOCK = Duration.ofSeconds(5);

@@ -2,6 +2,7 @@ package dev.outboxkit.kafka;
 
 import static dev.outboxkit.kafka.KafkaTransportTest.event;
 import static dev.outboxkit.kafka.KafkaTransportTest.message;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,6 +10,9 @@ import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.SendResult.Status;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,8 +27,10 @@ import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.errors.UnknownServerException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -46,17 +52,27 @@ class KafkaTransportFailureTest {
         Arguments.of(new RecordTooLargeException("too big"), Status.REJECT, "too big"),
         Arguments.of(new SerializationException("bad bytes"), Status.REJECT, "bad bytes"),
         Arguments.of(new InvalidTopicException("bad topic"), Status.REJECT, "bad topic"),
+        // One topic's permission: only that topic's events can never go through.
         Arguments.of(
             new TopicAuthorizationException(Set.of("orders")),
             Status.REJECT,
-            "configuration problem"),
+            "permission for the topic (configuration problem)"),
+        // The producer itself refused: every event would fail alike, so none is charged.
         Arguments.of(
             new ClusterAuthorizationException("no IdempotentWrite"),
-            Status.REJECT,
+            Status.UNAVAILABLE,
+            "configuration problem"),
+        Arguments.of(
+            new TransactionalIdAuthorizationException("no Write on transactional id"),
+            Status.UNAVAILABLE,
             "configuration problem"),
         Arguments.of(
             new SaslAuthenticationException("bad password"),
-            Status.REJECT,
+            Status.UNAVAILABLE,
+            "configuration problem"),
+        Arguments.of(
+            new SslAuthenticationException("PKIX path building failed"),
+            Status.UNAVAILABLE,
             "configuration problem"),
         Arguments.of(new NotEnoughReplicasException("isr"), Status.RETRY, "isr"),
         Arguments.of(new UnknownServerException("boom"), Status.RETRY, "boom"),
@@ -84,6 +100,51 @@ class KafkaTransportFailureTest {
 
     assertThat(result.status()).isEqualTo(expected);
     assertThat(result.reason().orElseThrow()).contains(reasonPart);
+  }
+
+  @Test
+  void sendBatch_reports_whole_batch_unavailable_when_credentials_are_refused() {
+    MockProducer<String, byte[]> producer = mockProducer(true);
+    producer.sendException = new SaslAuthenticationException("bad password");
+    KafkaTransport transport = KafkaTransport.builder(producer).build();
+
+    List<SendResult> results =
+        transport.sendBatch(
+            List.of(
+                message(event("Order", "a", "A1", 10)),
+                message(event("Invoice", "b", "B1", 10)),
+                message(event("Order", "c", "C1", 10))));
+
+    assertThat(results).extracting(SendResult::status).containsOnly(Status.UNAVAILABLE);
+    // The first refusal stands for all: the others are not even handed to the producer.
+    assertThat(producer.history()).isEmpty();
+  }
+
+  @Test
+  void sendBatch_logs_refused_credentials_once_per_burst_when_they_keep_failing()
+      throws IOException {
+    MockProducer<String, byte[]> producer = mockProducer(true);
+    String name = "creds-" + System.nanoTime();
+    KafkaTransport transport = KafkaTransport.builder(producer).name(name).build();
+    String errorLine = "[" + name + "] Kafka refused the transport's credentials";
+    producer.sendException = new SaslAuthenticationException("bad password");
+    for (int i = 0; i < 3; i++) {
+      transport.sendBatch(
+          List.of(
+              message(event("Order", "a", "A" + i, 10)), message(event("Order", "b", "B", 10))));
+    }
+    producer.sendException = null;
+    assertThat(transport.send(message(event("Order", "a", "A9", 10))))
+        .isEqualTo(SendResult.delivered());
+    producer.sendException = new ClusterAuthorizationException("no IdempotentWrite");
+    transport.send(message(event("Order", "a", "A10", 10)));
+
+    // Test logs go to target/test.log (simplelogger.properties); the name makes the lines ours.
+    String log = Files.readString(Path.of("target/test.log"), UTF_8);
+    assertThat(log.lines().filter(l -> l.contains("ERROR") && l.contains(errorLine)))
+        .as("one ERROR for the first burst of three batches, one for the second burst")
+        .hasSize(2);
+    assertThat(log).contains("[" + name + "] Kafka accepts the transport's credentials again");
   }
 
   @Test
@@ -181,7 +242,7 @@ class KafkaTransportFailureTest {
 
     assertThatThrownBy(() -> KafkaTransport.builder(config).build())
         .isInstanceOf(OutboxConfigurationException.class)
-        .hasMessageContaining("sendTimeout (PT40S) is shorter than")
+        .hasMessageContaining("sendTimeout (PT25S) is shorter than")
         .hasMessageContaining("60000");
   }
 

@@ -15,6 +15,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.ReentrantLock;
@@ -48,6 +49,9 @@ public final class BatchSender {
   private final Duration sendTimeout;
   // A producer has at most one open transaction: transactional batches take turns.
   private final ReentrantLock transactionLock = new ReentrantLock();
+  // True from the first batch Kafka refused the credentials (or cluster permissions) for until a
+  // batch gets through: the ERROR is logged once per such burst, not once per batch or probe.
+  private final AtomicBoolean configurationFailing = new AtomicBoolean();
 
   /**
    * @param name for log lines
@@ -211,7 +215,9 @@ public final class BatchSender {
         } catch (RuntimeException e) {
           fail(i, e);
           Category c = Classifier.classify(e);
-          if (c == Category.PRODUCER_FATAL || c == Category.INTERRUPTED) {
+          if (c == Category.PRODUCER_FATAL
+              || c == Category.INTERRUPTED
+              || c == Category.CONFIGURATION) {
             stop = e; // every later send would fail the same way
           }
           continue;
@@ -220,6 +226,9 @@ public final class BatchSender {
         if (now instanceof Throwable) {
           // Failed inside send(): metadata, size or topic trouble, found before anything left.
           Throwable failure = (Throwable) now;
+          if (Classifier.classify(failure) == Category.CONFIGURATION) {
+            stop = failure; // refused credentials: no other topic fares better
+          }
           if (isTopicWide(failure)) {
             failedTopics.put(topics[i], failure);
             if (Classifier.classify(failure) == Category.CONNECTIVITY && noConnection()) {
@@ -379,6 +388,7 @@ public final class BatchSender {
         case REJECT_SECURITY:
           return SendResult.reject(reason);
         case INTERRUPTED:
+        case CONFIGURATION:
           return SendResult.unavailable(reason);
         case PRODUCER_FATAL:
           if (handle.owned()) {
@@ -401,6 +411,7 @@ public final class BatchSender {
       TreeSet<String> missing = new TreeSet<>();
       TreeSet<String> security = new TreeSet<>();
       String securityReason = null;
+      String configurationReason = null;
       int delivered = 0;
       int retry = 0;
       int reject = 0;
@@ -429,12 +440,25 @@ public final class BatchSender {
         } else if (categories[i] == Category.REJECT_SECURITY) {
           security.add(topics[i] == null ? "?" : topics[i]);
           securityReason = r.reason().orElse("");
+        } else if (categories[i] == Category.CONFIGURATION) {
+          configurationReason = r.reason().orElse("");
         }
+      }
+      if (configurationReason != null) {
+        if (configurationFailing.compareAndSet(false, true)) {
+          // The reason says what and why; the relay's own outage WARNs keep repeating it.
+          log.error(
+              "[{}] {}; not logged again until a batch gets through", name, configurationReason);
+        } else {
+          log.debug("[{}] Kafka still refuses the transport: {}", name, configurationReason);
+        }
+      } else if (delivered > 0 && configurationFailing.compareAndSet(true, false)) {
+        log.info("[{}] Kafka accepts the transport's credentials again", name);
       }
       if (!security.isEmpty()) {
         log.error(
-            "[{}] Kafka refused the transport's credentials or permissions for topic(s) {}:"
-                + " a configuration problem; the events were rejected and can be replayed once it"
+            "[{}] Kafka refused the transport permission to write to topic(s) {}: a"
+                + " configuration problem; the events were rejected and can be replayed once it"
                 + " is fixed. {}",
             name,
             security,
@@ -542,6 +566,7 @@ public final class BatchSender {
     return c == Category.MISSING_TOPIC
         || c == Category.CONNECTIVITY
         || c == Category.REJECT_SECURITY
+        || c == Category.CONFIGURATION
         || Classifier.unwrap(failure) instanceof InvalidTopicException;
   }
 }

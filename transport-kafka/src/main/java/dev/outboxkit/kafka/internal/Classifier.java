@@ -36,7 +36,17 @@ public final class Classifier {
   public enum Category {
     /** The event can never be sent as it is (too large, bad topic, serialization). */
     REJECT,
-    /** Authentication or authorization refused: a configuration problem, rejected and logged. */
+    /**
+     * Kafka refused the producer itself: authentication (SASL, SSL) failed, or the principal lacks
+     * a cluster or transactional-id permission. Transport-wide, so every event would fail alike: a
+     * configuration problem, reported as unavailable so that no event is charged or quarantined
+     * while it lasts, and logged at ERROR once per burst.
+     */
+    CONFIGURATION,
+    /**
+     * The principal may not write to this event's topic: one topic's permission, not the whole
+     * transport's. Rejected, and logged at ERROR as a configuration problem.
+     */
     REJECT_SECURITY,
     /** The topic does not exist and is not being created: retry, and warn the operator. */
     MISSING_TOPIC,
@@ -66,7 +76,13 @@ public final class Classifier {
     if (t instanceof InterruptException || t instanceof InterruptedException) {
       return Category.INTERRUPTED;
     }
-    if (has(t, AuthenticationException.class) || has(t, AuthorizationException.class)) {
+    if (has(t, AuthenticationException.class)
+        || has(t, ClusterAuthorizationException.class)
+        || has(t, TransactionalIdAuthorizationException.class)) {
+      return Category.CONFIGURATION;
+    }
+    if (has(t, AuthorizationException.class)) {
+      // TopicAuthorizationException, in practice: other topics of the same transport may work.
       return Category.REJECT_SECURITY;
     }
     if (has(t, RecordTooLargeException.class)
@@ -111,9 +127,14 @@ public final class Classifier {
     switch (category) {
       case REJECT:
         return Failures.truncate("refused by Kafka: " + cause);
+      case CONFIGURATION:
+        return Failures.truncate(
+            "Kafka refused the transport's credentials or cluster permissions (configuration"
+                + " problem; events wait, no attempt charged): "
+                + cause);
       case REJECT_SECURITY:
         return Failures.truncate(
-            "Kafka refused the credentials or permissions (configuration problem): " + cause);
+            "Kafka refused permission for the topic (configuration problem): " + cause);
       case MISSING_TOPIC:
         return Failures.truncate(
             "topic does not exist and the broker does not create it"
