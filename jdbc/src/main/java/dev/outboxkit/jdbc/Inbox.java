@@ -120,7 +120,6 @@ public final class Inbox {
         deleted =
             Transactions.inTransaction(
                 dataSource,
-                null,
                 c -> {
                   SqlDialect sql = Dialects.sql(dialect != null ? dialect : Dialect.detect(c));
                   try (PreparedStatement ps =

@@ -231,7 +231,7 @@ public final class OutboxAdmin {
 
   private <T> T query(String what, Query<T> query) {
     try {
-      return Transactions.inTransaction(ds, null, c -> query.run(c, sql(c)));
+      return Transactions.inTransaction(ds, c -> query.run(c, sql(c)));
     } catch (SQLException e) {
       throw new OutboxStorageException(what, table.qualified(), e);
     }

@@ -34,7 +34,6 @@ class MariaDbIsolationTest extends DatabaseTest {
     String inside =
         Transactions.inTransaction(
             ds,
-            sql().beforeRelayTransaction(),
             c -> {
               try (Statement s = c.createStatement()) {
                 s.executeQuery("SELECT COUNT(*) FROM outbox_event FOR UPDATE").close();
@@ -47,7 +46,8 @@ class MariaDbIsolationTest extends DatabaseTest {
               } catch (Exception e) {
                 throw new IllegalStateException(e);
               }
-            });
+            },
+            sql().beforeRelayTransaction());
     assertThat(inside).isEqualTo("READ COMMITTED");
 
     try (Connection c = ds.getConnection()) {

@@ -3,6 +3,7 @@ package dev.outboxkit.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
@@ -214,7 +215,7 @@ abstract class RelayContractTest extends DatabaseTest {
         relays.add(relay);
         relay.start();
       }
-      awaitPublished((long) aggregates * perAggregate, Duration.ofMinutes(3));
+      awaitPublished((long) aggregates * perAggregate, Duration.ofMinutes(6));
     } finally {
       relays.forEach(OutboxRelay::close);
     }
@@ -470,6 +471,54 @@ abstract class RelayContractTest extends DatabaseTest {
     assertThat(transport.attempts())
         .extracting(a -> a.message().attempt())
         .containsExactly(1, 2, 3);
+    assertThat(transport.attempts())
+        .as("the same event, identical id and content, on every attempt")
+        .extracting(a -> a.message().event())
+        .containsOnly(e);
+  }
+
+  @Test
+  void no_transaction_or_pooled_connection_is_held_while_the_transport_sends() throws Exception {
+    OutboxEvent e = append(1, i -> event("a", i)).get(0);
+    CountDownLatch sending = new CountDownLatch(1);
+    CountDownLatch checked = new CountDownLatch(1);
+    Transport observed =
+        m -> {
+          sending.countDown();
+          try {
+            checked.await(30, TimeUnit.SECONDS);
+          } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+          }
+          return SendResult.delivered();
+        };
+    HikariDataSource relayPool = db.newDataSource(4);
+    try (OutboxRelay relay = OutboxRelay.builder(relayPool, observed).name("observed").build()) {
+      Thread t = new Thread(relay::runOnce);
+      t.start();
+      assertThat(sending.await(10, TimeUnit.SECONDS)).isTrue();
+
+      // The claim is committed (visible to others) and its row lock released: another session
+      // can lock the row without waiting while the broker is being called.
+      assertThat(row(e.id())).containsEntry("status", "IN_FLIGHT");
+      try (Connection c = transaction();
+          PreparedStatement ps =
+              c.prepareStatement("SELECT seq FROM outbox_event WHERE id = ? FOR UPDATE NOWAIT")) {
+        sql().setUuid(ps, 1, e.id());
+        try (ResultSet rs = ps.executeQuery()) {
+          assertThat(rs.next()).isTrue();
+        }
+        c.rollback();
+      }
+      assertThat(relayPool.getHikariPoolMXBean().getActiveConnections())
+          .as("connections the relay holds during the send")
+          .isZero();
+      checked.countDown();
+      t.join(10_000);
+    } finally {
+      relayPool.close();
+    }
+    assertThat(row(e.id())).containsEntry("status", "PUBLISHED");
   }
 
   @Test

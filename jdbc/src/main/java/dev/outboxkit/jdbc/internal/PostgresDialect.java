@@ -78,6 +78,18 @@ public final class PostgresDialect extends SqlDialect {
   }
 
   @Override
+  public String beforeClaim() {
+    // Pins the claim to its cheap plan: walk the PENDING index in seq order, probe each row's
+    // aggregate with a nested loop, stop at the LIMIT. With stale statistics (a new or truncated
+    // table that suddenly holds a backlog) the planner otherwise picks a bitmap scan, a hash
+    // anti-join over every unfinished row and a sort: O(backlog) per claim, seconds per batch.
+    // The settings are transaction-local, so the connection goes back to the pool unchanged.
+    return """
+        SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),
+               set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)""";
+  }
+
+  @Override
   public String reclaimExpiredLeases() {
     return """
         UPDATE {table} SET status = 'PENDING', lease_owner = NULL, lease_until = NULL

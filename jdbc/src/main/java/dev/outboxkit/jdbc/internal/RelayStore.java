@@ -55,6 +55,10 @@ public final class RelayStore {
   }
 
   private <T> T inTransaction(Transactions.Work<T> work) throws SQLException {
+    return inTransaction(false, work);
+  }
+
+  private <T> T inTransaction(boolean claiming, Transactions.Work<T> work) throws SQLException {
     OutboxSql s = sql;
     if (s == null) {
       // First call: learn the dialect, so the transaction starts the right way.
@@ -62,7 +66,9 @@ public final class RelayStore {
         s = sql(c);
       }
     }
-    return Transactions.inTransaction(ds, s.dialect().beforeRelayTransaction(), work);
+    SqlDialect d = s.dialect();
+    return Transactions.inTransaction(
+        ds, work, d.beforeRelayTransaction(), claiming ? d.beforeClaim() : null);
   }
 
   /**
@@ -73,6 +79,7 @@ public final class RelayStore {
   public List<ClaimedEvent> claim(String owner, int limit, boolean ordered, Duration lease)
       throws SQLException {
     return inTransaction(
+        true,
         c -> {
           OutboxSql s = sql(c);
           List<ClaimedEvent> claimed =

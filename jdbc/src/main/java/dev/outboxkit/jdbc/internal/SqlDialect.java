@@ -128,6 +128,14 @@ public abstract class SqlDialect {
     return null;
   }
 
+  /**
+   * A statement run first in each claim transaction, after {@link #beforeRelayTransaction()}, or
+   * null for none.
+   */
+  public String beforeClaim() {
+    return null;
+  }
+
   /** Binds an event id. */
   public void setUuid(PreparedStatement ps, int index, UUID id) throws SQLException {
     ps.setObject(index, id);

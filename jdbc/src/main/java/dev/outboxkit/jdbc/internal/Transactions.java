@@ -24,21 +24,23 @@ public final class Transactions {
    * settings only where it must (auto-commit, when on), so a pool configured with {@code
    * autoCommit=false} costs no extra round trips.
    *
-   * @param prelude a statement to run first (see {@link SqlDialect#beforeRelayTransaction()}), or
-   *     null
+   * @param preludes statements to run first, inside the transaction (see {@link
+   *     SqlDialect#beforeRelayTransaction()}); nulls are skipped
    */
-  public static <T> T inTransaction(DataSource ds, String prelude, Work<T> work)
+  public static <T> T inTransaction(DataSource ds, Work<T> work, String... preludes)
       throws SQLException {
     try (Connection c = ds.getConnection()) {
       boolean autoCommit = c.getAutoCommit();
       try {
-        if (prelude != null) {
-          try (Statement s = c.createStatement()) {
-            s.execute(prelude);
-          }
-        }
         if (autoCommit) {
           c.setAutoCommit(false);
+        }
+        for (String prelude : preludes) {
+          if (prelude != null) {
+            try (Statement s = c.createStatement()) {
+              s.execute(prelude);
+            }
+          }
         }
         T result = work.run(c);
         c.commit();
