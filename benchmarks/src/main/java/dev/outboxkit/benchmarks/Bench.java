@@ -59,7 +59,7 @@ public final class Bench {
             + String.join("; ", versions)
             + ". Medians of "
             + reps
-            + " repetitions, min–max in brackets.\n";
+            + " repetitions after a discarded warm-up round, min–max in brackets.\n";
     report.write(Path.of(System.getProperty("bench.out", "RESULTS.md")), header);
   }
 
@@ -81,6 +81,10 @@ public final class Bench {
       Stats hand = new Stats();
       Stats library = new Stats();
       Stats notifying = new Stats();
+      bench.reset();
+      bench.run(threads, perThread, false); // warm-up, discarded
+      bench.reset();
+      bench.run(threads, perThread, true);
       for (int r = 0; r < reps; r++) {
         bench.reset();
         hand.add(bench.run(threads, perThread, false));
@@ -131,6 +135,10 @@ public final class Bench {
       Stats baseline = new Stats();
       Stats unordered = new Stats();
       Stats ordered = new Stats();
+      bench.load(events, 1000); // warm-up round, discarded
+      bench.baseline(events, batch);
+      bench.load(events, 1000);
+      bench.relay(events, batch, true);
       for (int r = 0; r < reps; r++) {
         bench.load(events, 1000);
         baseline.add(bench.baseline(events, batch));
