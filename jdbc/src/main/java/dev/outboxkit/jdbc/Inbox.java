@@ -1,10 +1,9 @@
 package dev.outboxkit.jdbc;
 
-import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.jdbc.internal.BatchedDelete;
 import dev.outboxkit.jdbc.internal.Dialects;
 import dev.outboxkit.jdbc.internal.SqlDialect;
 import dev.outboxkit.jdbc.internal.TableName;
-import dev.outboxkit.jdbc.internal.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -109,32 +108,16 @@ public final class Inbox {
    */
   public long purgeOlderThan(DataSource dataSource, Duration retention) {
     Objects.requireNonNull(dataSource, "dataSource");
-    if (retention == null || retention.isNegative()) {
-      throw new IllegalArgumentException("retention must be zero or positive, was " + retention);
-    }
-    long micros = retention.getSeconds() * 1_000_000L + retention.getNano() / 1_000;
-    long total = 0;
-    int deleted;
-    do {
-      try {
-        deleted =
-            Transactions.inTransaction(
-                dataSource,
-                c -> {
-                  SqlDialect sql = Dialects.sql(dialect != null ? dialect : Dialect.detect(c));
-                  try (PreparedStatement ps =
-                      c.prepareStatement(sql.inboxPurge().replace("{table}", table.qualified()))) {
-                    ps.setLong(1, micros);
-                    ps.setInt(2, purgeBatchSize);
-                    return ps.executeUpdate();
-                  }
-                });
-      } catch (SQLException e) {
-        throw new OutboxStorageException("purge the inbox", table.qualified(), e);
-      }
-      total += deleted;
-    } while (deleted == purgeBatchSize);
-    return total;
+    return BatchedDelete.run(
+        dataSource,
+        "purge the inbox",
+        table.qualified(),
+        retention,
+        purgeBatchSize,
+        c ->
+            Dialects.sql(dialect != null ? dialect : Dialect.detect(c))
+                .inboxPurge()
+                .replace("{table}", table.qualified()));
   }
 
   /** Configures an {@link Inbox}. */
@@ -159,11 +142,7 @@ public final class Inbox {
 
     /** Rows deleted per purge transaction (1 to 100,000; default 1000). */
     public Builder purgeBatchSize(int purgeBatchSize) {
-      if (purgeBatchSize < 1 || purgeBatchSize > 100_000) {
-        throw new OutboxConfigurationException(
-            "purgeBatchSize must be between 1 and 100000, was " + purgeBatchSize);
-      }
-      this.purgeBatchSize = purgeBatchSize;
+      this.purgeBatchSize = BatchedDelete.checkBatchSize(purgeBatchSize);
       return this;
     }
 

@@ -1,6 +1,6 @@
 package dev.outboxkit.jdbc;
 
-import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.jdbc.internal.BatchedDelete;
 import dev.outboxkit.jdbc.internal.Dialects;
 import dev.outboxkit.jdbc.internal.OutboxSql;
 import dev.outboxkit.jdbc.internal.TableName;
@@ -188,27 +188,13 @@ public final class OutboxAdmin {
    * @return rows deleted
    */
   public long purgeFinished(Duration retention) {
-    if (retention == null || retention.isNegative()) {
-      throw new IllegalArgumentException("retention must be zero or positive, was " + retention);
-    }
-    long micros = retention.getSeconds() * 1_000_000L + retention.getNano() / 1_000;
-    long total = 0;
-    int deleted;
-    do {
-      deleted =
-          query(
-              "purge finished events",
-              (c, s) -> {
-                try (PreparedStatement ps =
-                    c.prepareStatement(s.sql(s.dialect().purgeFinished()))) {
-                  ps.setLong(1, micros);
-                  ps.setInt(2, purgeBatchSize);
-                  return ps.executeUpdate();
-                }
-              });
-      total += deleted;
-    } while (deleted == purgeBatchSize);
-    return total;
+    return BatchedDelete.run(
+        ds,
+        "purge finished events",
+        table.qualified(),
+        retention,
+        purgeBatchSize,
+        c -> sql(c).sql(sql(c).dialect().purgeFinished()));
   }
 
   private int updateById(String what, UUID eventId, boolean replay) {
@@ -273,11 +259,7 @@ public final class OutboxAdmin {
 
     /** Rows deleted per purge transaction (1 to 100,000). */
     public Builder purgeBatchSize(int purgeBatchSize) {
-      if (purgeBatchSize < 1 || purgeBatchSize > 100_000) {
-        throw new OutboxConfigurationException(
-            "purgeBatchSize must be between 1 and 100000, was " + purgeBatchSize);
-      }
-      this.purgeBatchSize = purgeBatchSize;
+      this.purgeBatchSize = BatchedDelete.checkBatchSize(purgeBatchSize);
       return this;
     }
 

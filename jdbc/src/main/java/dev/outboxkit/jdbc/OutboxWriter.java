@@ -5,6 +5,7 @@ import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.internal.Dialects;
 import dev.outboxkit.jdbc.internal.HeadersCodec;
+import dev.outboxkit.jdbc.internal.Micros;
 import dev.outboxkit.jdbc.internal.SqlDialect;
 import dev.outboxkit.jdbc.internal.TableName;
 import java.sql.Connection;
@@ -159,12 +160,8 @@ public final class OutboxWriter {
     ps.setString(9, e.contentType());
     ps.setString(10, HeadersCodec.encode(e.headers()));
     sql.setInstant(ps, 11, e.occurredAt());
-    ps.setLong(12, toMicros(e.delay()));
+    ps.setLong(12, Micros.of(e.delay()));
     sql.setInstant(ps, 13, e.expiresAt().orElse(null));
-  }
-
-  private static long toMicros(java.time.Duration d) {
-    return d.getSeconds() * 1_000_000L + d.getNano() / 1_000;
   }
 
   /** Configures an {@link OutboxWriter}. */

@@ -159,7 +159,7 @@ public final class RelayCycle {
         case RETRY:
           if (probing) {
             Duration delay = retryDelay(c, r);
-            acks.add(Ack.retry(c.seq(), micros(delay), reason(r), false));
+            acks.add(Ack.retry(c.seq(), Micros.of(delay), reason(r), false));
             outage = reason(r);
           } else {
             answered = true;
@@ -302,7 +302,7 @@ public final class RelayCycle {
         c.attempt(),
         delay.toMillis(),
         reason);
-    return Ack.retry(c.seq(), micros(delay), reason, true);
+    return Ack.retry(c.seq(), Micros.of(delay), reason, true);
   }
 
   private Duration retryDelay(ClaimedEvent c, SendResult r) {
@@ -379,10 +379,6 @@ public final class RelayCycle {
 
   private static String reason(SendResult r) {
     return Failures.truncate(r.reason().orElse("(no reason given)"));
-  }
-
-  private static long micros(Duration d) {
-    return d.getSeconds() * 1_000_000L + d.getNano() / 1_000;
   }
 
   private static boolean sleep(Duration d) {

@@ -1,0 +1,76 @@
+package dev.outboxkit.jdbc.internal;
+
+import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.jdbc.OutboxStorageException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/**
+ * Deletes old rows in small transactions, one batch each, until a batch comes back short: locks
+ * stay brief, so relays, appenders and consumers are never held up for long.
+ */
+public final class BatchedDelete {
+  /** Largest batch accepted. */
+  public static final int MAX_BATCH_SIZE = 100_000;
+
+  /** The statement of one batch: params retention micros, batch size. */
+  @FunctionalInterface
+  public interface Statement {
+    /** The resolved DELETE for the connection's dialect. */
+    String sql(Connection c) throws SQLException;
+  }
+
+  private BatchedDelete() {}
+
+  /** Checks a batch-size option where it is set. */
+  public static int checkBatchSize(int batchSize) {
+    if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+      throw new OutboxConfigurationException(
+          "purgeBatchSize must be between 1 and " + MAX_BATCH_SIZE + ", was " + batchSize);
+    }
+    return batchSize;
+  }
+
+  /**
+   * Runs the batches.
+   *
+   * @param what for error messages, e.g. "purge the inbox"
+   * @param retention rows older than this go; zero or positive
+   * @return rows deleted
+   */
+  public static long run(
+      DataSource ds,
+      String what,
+      String table,
+      Duration retention,
+      int batchSize,
+      Statement delete) {
+    if (retention == null || retention.isNegative()) {
+      throw new IllegalArgumentException("retention must be zero or positive, was " + retention);
+    }
+    long micros = Micros.of(retention);
+    long total = 0;
+    int deleted;
+    do {
+      try {
+        deleted =
+            Transactions.inTransaction(
+                ds,
+                c -> {
+                  try (PreparedStatement ps = c.prepareStatement(delete.sql(c))) {
+                    ps.setLong(1, micros);
+                    ps.setInt(2, batchSize);
+                    return ps.executeUpdate();
+                  }
+                });
+      } catch (SQLException e) {
+        throw new OutboxStorageException(what, table, e);
+      }
+      total += deleted;
+    } while (deleted == batchSize);
+    return total;
+  }
+}

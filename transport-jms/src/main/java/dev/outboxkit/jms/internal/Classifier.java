@@ -1,0 +1,151 @@
+package dev.outboxkit.jms.internal;
+
+import dev.outboxkit.Failures;
+import jakarta.jms.IllegalStateException;
+import jakarta.jms.IllegalStateRuntimeException;
+import jakarta.jms.InvalidDestinationException;
+import jakarta.jms.InvalidDestinationRuntimeException;
+import jakarta.jms.JMSException;
+import jakarta.jms.MessageFormatException;
+import jakarta.jms.MessageFormatRuntimeException;
+import jakarta.jms.ResourceAllocationException;
+import jakarta.jms.ResourceAllocationRuntimeException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.regex.Pattern;
+
+/**
+ * Sorts a JMS failure into what the relay should do about it. The table is in {@link
+ * dev.outboxkit.jms.JmsTransport}'s class comment; this is its single implementation.
+ *
+ * <p>Only the Jakarta Messaging API and the JDK are known here, so the checks are
+ * provider-independent: exception types of the API, I/O exceptions in the cause chain (every
+ * network provider wraps its socket failures), and, as a fallback, exception class names that say
+ * the connection failed or was closed (ActiveMQ's {@code ConnectionFailedException} and {@code
+ * ConnectionClosedException}, for instance).
+ */
+public final class Classifier {
+
+  /** What a failure means for the event and for the transport. */
+  public enum Category {
+    /** The connection is lost or unusable: discard it; the batch is not the events' fault. */
+    CONNECTION,
+    /** The provider is out of resources (memory, storage): transport-wide, keep the connection. */
+    BUSY,
+    /** The sending thread was interrupted (the relay gave up on the batch, or is stopping). */
+    INTERRUPTED,
+    /** The event can never be sent as it is: bad message content or destination. */
+    REJECT,
+    /** Anything else: may pass on another attempt. */
+    RETRY
+  }
+
+  // Secrets that could appear in a provider's message (a broker URL with credentials).
+  private static final Pattern USER_INFO = Pattern.compile("://[^/@\\s]+@");
+  private static final Pattern PASSWORD =
+      Pattern.compile("(?i)(password|passwd|pwd|secret)=[^&\\s,;)]*");
+
+  private Classifier() {}
+
+  /**
+   * Classifies a failure by its type and cause chain.
+   *
+   * @param failure as thrown by the provider
+   * @return its category
+   */
+  public static Category classify(Throwable failure) {
+    if (has(failure, InterruptedException.class)
+        || has(failure, InterruptedIOException.class)
+        || Thread.currentThread().isInterrupted()) {
+      return Category.INTERRUPTED;
+    }
+    // Checked before the event-specific types: a closed session says nothing about the message.
+    if (has(failure, IllegalStateException.class)
+        || has(failure, IllegalStateRuntimeException.class)
+        || has(failure, IOException.class)
+        || namedAsConnectionFailure(failure)) {
+      return Category.CONNECTION;
+    }
+    if (has(failure, ResourceAllocationException.class)
+        || has(failure, ResourceAllocationRuntimeException.class)) {
+      return Category.BUSY;
+    }
+    if (has(failure, InvalidDestinationException.class)
+        || has(failure, InvalidDestinationRuntimeException.class)
+        || has(failure, MessageFormatException.class)
+        || has(failure, MessageFormatRuntimeException.class)) {
+      return Category.REJECT;
+    }
+    return Category.RETRY;
+  }
+
+  /** True for an invalid-destination failure: every event for that destination would get it. */
+  public static boolean isDestinationFailure(Throwable failure) {
+    return has(failure, InvalidDestinationException.class)
+        || has(failure, InvalidDestinationRuntimeException.class);
+  }
+
+  /**
+   * A short, log-safe reason: the failure as {@link Failures#describe} gives it, with the linked
+   * exception of a {@link JMSException} when it has no cause, and anything that looks like a
+   * credential in a URL masked.
+   */
+  public static String describe(Throwable failure) {
+    String text = Failures.describe(failure);
+    if (failure instanceof JMSException
+        && failure.getCause() == null
+        && ((JMSException) failure).getLinkedException() != null) {
+      text = text + " (" + Failures.describe(((JMSException) failure).getLinkedException()) + ")";
+    }
+    text = USER_INFO.matcher(text).replaceAll("://***@");
+    text = PASSWORD.matcher(text).replaceAll("$1=***");
+    return Failures.truncate(text);
+  }
+
+  /** A reason for the event's {@code last_error} or the outage log, by category. */
+  public static String reason(Category category, Throwable failure) {
+    String cause = describe(failure);
+    switch (category) {
+      case CONNECTION:
+        return Failures.truncate("JMS connection lost: " + cause);
+      case BUSY:
+        return Failures.truncate("JMS provider out of resources: " + cause);
+      case INTERRUPTED:
+        return "interrupted while sending to the JMS provider";
+      case REJECT:
+        return Failures.truncate("refused by the JMS provider: " + cause);
+      case RETRY:
+      default:
+        return cause;
+    }
+  }
+
+  private static boolean namedAsConnectionFailure(Throwable failure) {
+    int depth = 0;
+    for (Throwable t = failure; t != null && depth < 10; t = next(t), depth++) {
+      String name = t.getClass().getSimpleName();
+      if (name.contains("ConnectionFailed") || name.contains("ConnectionClosed")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean has(Throwable failure, Class<? extends Throwable> type) {
+    int depth = 0;
+    for (Throwable t = failure; t != null && depth < 10; t = next(t), depth++) {
+      if (type.isInstance(t)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The cause, or for a JMS exception without one, its linked exception (JMS 1.x style). */
+  private static Throwable next(Throwable t) {
+    if (t.getCause() != null) {
+      return t.getCause();
+    }
+    return t instanceof JMSException ? ((JMSException) t).getLinkedException() : null;
+  }
+}

@@ -1,0 +1,2 @@
+/** Internals of the JMS transport. Not exported; may change in any release. */
+package dev.outboxkit.jms.internal;
