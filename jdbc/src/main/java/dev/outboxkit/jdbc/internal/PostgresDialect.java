@@ -78,6 +78,45 @@ public final class PostgresDialect extends SqlDialect {
   }
 
   @Override
+  public String claimOrderedSparse() {
+    // A loose index scan: each step of the recursion jumps to the next aggregate in the partial
+    // aggregate index and reads its first unfinished row, the aggregate's head. Heads that are
+    // PENDING and due are then locked like in claimOrdered. A head cannot stop being the head
+    // between the two steps: the rows before it are finished, and finished is final.
+    return """
+        WITH RECURSIVE heads AS (
+            (SELECT aggregate_type, aggregate_id, seq, status, available_at FROM {table}
+              WHERE status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
+              ORDER BY aggregate_type, aggregate_id, seq
+              LIMIT 1)
+          UNION ALL
+            SELECT n.aggregate_type, n.aggregate_id, n.seq, n.status, n.available_at
+              FROM heads h
+             CROSS JOIN LATERAL (SELECT x.aggregate_type, x.aggregate_id, x.seq, x.status,
+                                        x.available_at
+                                   FROM {table} x
+                                  WHERE x.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
+                                    AND (x.aggregate_type, x.aggregate_id)
+                                        > (h.aggregate_type, h.aggregate_id)
+                                  ORDER BY x.aggregate_type, x.aggregate_id, x.seq
+                                  LIMIT 1) n
+        )
+        UPDATE {table} o
+           SET status = 'IN_FLIGHT', lease_owner = ?,
+               lease_until = now() + ? * INTERVAL '1 millisecond', attempts = o.attempts + 1
+         WHERE o.seq IN (SELECT c.seq FROM {table} c
+                          WHERE c.seq IN (SELECT seq FROM heads
+                                           WHERE status = 'PENDING' AND available_at <= now())
+                            AND c.status = 'PENDING'
+                          ORDER BY c.seq
+                          LIMIT ?
+                            FOR UPDATE SKIP LOCKED)
+        RETURNING o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.schema_version,
+                  o.destination, o.tenant, o.payload, o.content_type, o.headers, o.occurred_at,
+                  o.expires_at, o.attempts, (o.expires_at <= now()) AS expired""";
+  }
+
+  @Override
   public String beforeClaim() {
     // Pins the claim to its cheap plan: walk the PENDING index in seq order, probe each row's
     // aggregate with a nested loop, stop at the LIMIT. With stale statistics (a new or truncated

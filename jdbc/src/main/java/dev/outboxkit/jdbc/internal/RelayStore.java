@@ -29,6 +29,14 @@ public final class RelayStore {
   private volatile OutboxSql sql;
 
   /**
+   * Set when the last ordered claim came back short, i.e. its scan found fewer claimable heads than
+   * the limit and so read every pending event: then the sparse claim, whose cost is bounded by the
+   * number of aggregates (never more than the pending events), is the cheaper one, until a claim
+   * fills up again.
+   */
+  private volatile boolean headsScarce;
+
+  /**
    * @param ds where connections come from
    * @param table the outbox table
    * @param dialect the dialect, or null to detect it from the first connection
@@ -55,10 +63,16 @@ public final class RelayStore {
   }
 
   private <T> T inTransaction(Transactions.Work<T> work) throws SQLException {
-    return inTransaction(false, work);
+    return inTransaction((Claim) null, work);
   }
 
-  private <T> T inTransaction(boolean claiming, Transactions.Work<T> work) throws SQLException {
+  /** Which claim a transaction runs, for its preludes; null for other transactions. */
+  private enum Claim {
+    PLAIN,
+    SPARSE
+  }
+
+  private <T> T inTransaction(Claim claim, Transactions.Work<T> work) throws SQLException {
     OutboxSql s = sql;
     if (s == null) {
       // First call: learn the dialect, so the transaction starts the right way.
@@ -67,8 +81,9 @@ public final class RelayStore {
       }
     }
     SqlDialect d = s.dialect();
+    // The plan pins of beforeClaim fit the plain claim's scan; the sparse claim plans freely.
     return Transactions.inTransaction(
-        ds, work, d.beforeRelayTransaction(), claiming ? d.beforeClaim() : null);
+        ds, work, d.beforeRelayTransaction(), claim == Claim.PLAIN ? d.beforeClaim() : null);
   }
 
   /**
@@ -78,23 +93,39 @@ public final class RelayStore {
    */
   public List<ClaimedEvent> claim(String owner, int limit, boolean ordered, Duration lease)
       throws SQLException {
-    return inTransaction(
-        true,
-        c -> {
-          OutboxSql s = sql(c);
-          List<ClaimedEvent> claimed =
-              s.dialect().claimsInOneStatement()
-                  ? claimInOneStatement(c, s, owner, limit, ordered, lease)
-                  : claimInSteps(c, s, owner, limit, ordered, lease);
-          claimed.sort(Comparator.comparingLong(ClaimedEvent::seq));
-          return claimed;
-        });
+    boolean sparse =
+        ordered && headsScarce && sql != null && sql.dialect().claimOrderedSparse() != null;
+    List<ClaimedEvent> result =
+        inTransaction(
+            sparse ? Claim.SPARSE : Claim.PLAIN,
+            c -> {
+              OutboxSql s = sql(c);
+              List<ClaimedEvent> claimed =
+                  s.dialect().claimsInOneStatement()
+                      ? claimInOneStatement(c, s, owner, limit, ordered, sparse, lease)
+                      : claimInSteps(c, s, owner, limit, ordered, lease);
+              claimed.sort(Comparator.comparingLong(ClaimedEvent::seq));
+              return claimed;
+            });
+    if (ordered) {
+      headsScarce = result.size() < limit;
+    }
+    return result;
   }
 
   private static List<ClaimedEvent> claimInOneStatement(
-      Connection c, OutboxSql s, String owner, int limit, boolean ordered, Duration lease)
+      Connection c,
+      OutboxSql s,
+      String owner,
+      int limit,
+      boolean ordered,
+      boolean sparse,
+      Duration lease)
       throws SQLException {
-    String template = ordered ? s.dialect().claimOrdered() : s.dialect().claimUnordered();
+    String template =
+        !ordered
+            ? s.dialect().claimUnordered()
+            : sparse ? s.dialect().claimOrderedSparse() : s.dialect().claimOrdered();
     try (PreparedStatement ps = c.prepareStatement(s.sql(template))) {
       ps.setString(1, owner);
       ps.setLong(2, lease.toMillis());

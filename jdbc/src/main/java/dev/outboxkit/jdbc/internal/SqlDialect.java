@@ -47,6 +47,16 @@ public abstract class SqlDialect {
     throw new UnsupportedOperationException(name());
   }
 
+  /**
+   * One-statement ordered claim that finds each aggregate's first unfinished event by hopping from
+   * aggregate to aggregate over the aggregate index: costs O(aggregates with unfinished events)
+   * where {@link #claimOrdered()} costs O(pending events) whenever fewer heads than the limit are
+   * claimable. Params owner, lease millis, limit. Null where unsupported.
+   */
+  public String claimOrderedSparse() {
+    return null;
+  }
+
   /** Locks up to {@code ?} claimable rows, unordered mode; returns event columns + expired. */
   public String lockUnordered() {
     throw new UnsupportedOperationException(name());
