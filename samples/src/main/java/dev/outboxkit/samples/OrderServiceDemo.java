@@ -60,6 +60,9 @@ public final class OrderServiceDemo {
         WebhookTransport.builder(shipping.uri(), secret)
             .allowHttp() // the demo's receiver is plain http on 127.0.0.1
             .allowPrivateAddresses()
+            // A batch whose every request fails (say, only the 503) opens the endpoint's breaker;
+            // the default 30 s pause suits production, the demo wants to move on quickly.
+            .circuitOpenDuration(Duration.ofMillis(300))
             .build();
     List<Duration> lags = new CopyOnWriteArrayList<>();
     RelayListener listener =
