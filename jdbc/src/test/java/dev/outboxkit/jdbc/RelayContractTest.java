@@ -358,6 +358,36 @@ abstract class RelayContractTest extends DatabaseTest {
   }
 
   @Test
+  void an_event_that_alone_looks_like_an_outage_cannot_wedge_the_probes() throws Exception {
+    // One event makes the transport report an outage whenever it is sent on its own (e.g. the
+    // receiver answers 500 to that payload only, and the endpoint breaker opens). Probes are
+    // single events, lowest seq first: if each probe picked it again, nothing would ever flow.
+    List<OutboxEvent> events = append(10, i -> event("a" + i, i));
+    UUID poison = events.get(0).id();
+    MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    RecordingTransport transport =
+        new RecordingTransport()
+            .respondWith(
+                m ->
+                    m.event().id().equals(poison)
+                        ? SendResult.unavailable("endpoint breaker open")
+                        : SendResult.delivered());
+    try (OutboxRelay relay =
+        relay(transport, "wedge")
+            .batchSize(1)
+            .clock(clock)
+            .retryBackoff(Duration.ofMinutes(1), Duration.ofMinutes(10))
+            .build()) {
+      for (int i = 0; i < 50 && countStatus(EventStatus.PUBLISHED) < 9; i++) {
+        relay.runOnce();
+        clock.advance(Duration.ofSeconds(31)); // past any outage pause
+      }
+    }
+    assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(9);
+    assertThat(row(poison)).containsEntry("status", "PENDING").containsEntry("attempts", 0);
+  }
+
+  @Test
   void a_transport_failing_every_event_the_same_way_is_treated_as_an_outage() throws Exception {
     append(10, i -> event("a" + i, i));
     RecordingTransport transport =

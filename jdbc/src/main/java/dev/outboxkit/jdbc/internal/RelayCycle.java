@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
  *       two or more whose every result is a retry with one and the same reason (a transport that
  *       does not classify outages), and a send that overran its time limit, count as unavailable
  *       too, so an outage never burns attempt budgets;
- *   <li>while the breaker probes with single events, a retry is not charged either but delays that
- *       event, so the next probe tries another one.
+ *   <li>while the breaker probes with single events, a retry or unavailable is not charged but
+ *       delays that event, so the next probe tries another one: no single event can keep the relay
+ *       paused.
  * </ul>
  */
 public final class RelayCycle {
@@ -167,7 +168,14 @@ public final class RelayCycle {
           }
           break;
         case UNAVAILABLE:
-          acks.add(Ack.release(c.seq()));
+          if (probing) {
+            // Hold the probed event back a while (uncharged), so the next probe tries another
+            // one: an event that alone looks like an outage must not wedge every probe.
+            Duration hold = retryBackoff.cap(c.attempt());
+            acks.add(Ack.retry(c.seq(), Micros.of(hold), reason(r), false));
+          } else {
+            acks.add(Ack.release(c.seq()));
+          }
           outage = reason(r);
           break;
         default:
