@@ -1,0 +1,233 @@
+package dev.outboxkit.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.jdbc.EventStatus;
+import dev.outboxkit.kafka.KafkaEvents;
+import dev.outboxkit.kafka.KafkaTestBroker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Scenario 7, clock skew. Two relay JVMs whose injected clocks ({@code OutboxRelay.Builder#clock})
+ * run {@value #SKEW_MINUTES} minutes ahead of and behind the host share one table. Leases and retry
+ * availability must follow the database clock, so:
+ *
+ * <ul>
+ *   <li>a relay killed right after a claim has its events taken over after about the lease, not at
+ *       once (which a relay reading its fast clock, or a lease written by a slow one, would allow)
+ *       and not minutes later (which a lease written by a fast clock would impose);
+ *   <li>an event a transport asked to retry after {@value #RETRY_AFTER_MILLIS} ms is not sent again
+ *       sooner, and not minutes later;
+ *   <li>no live relay's lease is ever taken: nothing is delivered twice, as the only kills come
+ *       before anything of their batch was sent.
+ * </ul>
+ */
+abstract class ClockSkewTest extends FaultTest {
+  private static final int EVENTS = 5_000;
+  private static final int SKEW_MINUTES = 7;
+  private static final Duration LEASE = Duration.ofSeconds(6);
+  private static final long RETRY_AFTER_MILLIS = 3_000;
+
+  /** Host and database clocks are one clock here; this covers rounding of stored timestamps. */
+  private static final long SLACK_MILLIS = 250;
+
+  @Test
+  void honours_leases_and_retry_delays_by_the_database_clock_when_relay_clocks_are_minutes_apart()
+      throws Exception {
+    KafkaTestBroker broker = KafkaTestBroker.shared();
+    String type = unique("Skew");
+    String topic = "outbox.event." + type;
+    broker.createTopic(topic, 4, Map.of());
+    long start = System.nanoTime();
+    List<OutboxEvent> events = append(EVENTS, 1_000, i -> event(type, i, 200));
+
+    List<String> common = new ArrayList<>(coordinates().args());
+    common.add("--bootstrap=" + broker.bootstrapServers());
+    common.add("--lease-ms=" + LEASE.toMillis());
+    common.add("--send-timeout-ms=3000");
+    common.add("--batch=100");
+    common.add("--retry-percent=5");
+    common.add("--retry-after-ms=" + RETRY_AFTER_MILLIS);
+    String ahead = "--clock-offset-s=" + SKEW_MINUTES * 60;
+    String behind = "--clock-offset-s=-" + SKEW_MINUTES * 60;
+
+    List<RelayLog> logs = new ArrayList<>();
+    List<Takeover> takeovers = new ArrayList<>();
+    ChildJvm fast =
+        startChild(
+            "skew-ahead-1",
+            RelayChild.class,
+            with(common, ahead, "--name=ahead-1", "--kill-phase=AFTER_CLAIM", "--kill-batch=3"));
+    ChildJvm slow =
+        startChild(
+            "skew-behind-1",
+            RelayChild.class,
+            with(common, behind, "--name=behind-1", "--kill-phase=AFTER_CLAIM", "--kill-batch=5"));
+    // Each is killed while it holds a claim (its listener parks right after the claim), and
+    // restarted with the same clock. The held rows are read before the lease runs out.
+    Map<ChildJvm, String> victims = new HashMap<>(Map.of(fast, "ahead-1", slow, "behind-1"));
+    List<ChildJvm> restarted = new ArrayList<>();
+    long giveUp = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!victims.isEmpty()) {
+      for (Map.Entry<ChildJvm, String> v : new ArrayList<>(victims.entrySet())) {
+        if (v.getKey().awaitLine(l -> l.contains(" PAUSED "), Duration.ofMillis(20)).isPresent()) {
+          takeovers.add(killHoldingClaim(v.getKey(), v.getValue(), logs));
+          victims.remove(v.getKey());
+          boolean isAhead = v.getValue().startsWith("ahead");
+          String relay = isAhead ? "ahead-2" : "behind-2";
+          restarted.add(
+              startChild(
+                  "skew-" + relay,
+                  RelayChild.class,
+                  with(common, isAhead ? ahead : behind, "--name=" + relay)));
+        }
+      }
+      assertThat(System.nanoTime() - giveUp)
+          .as("both relays reached their kill point")
+          .isNegative();
+    }
+
+    // Far below the skew: a lease or delay stretched by minutes fails here.
+    awaitPublished(EVENTS, Duration.ofMinutes(2));
+    double seconds = secondsSince(start);
+    for (ChildJvm c : restarted) {
+      c.stop(Duration.ofSeconds(15));
+      logs.add(new RelayLog(c.name(), false, c.lines()));
+    }
+
+    // When was each event first sent after a given moment, by any relay?
+    Map<String, List<Long>> sends = new HashMap<>();
+    Map<String, Long> retryAsked = new HashMap<>();
+    for (RelayLog l : logs) {
+      for (RelayLog.Line line : l.lines) {
+        if (line.word.equals("SENDING")) {
+          for (String id : line.ids) {
+            sends.computeIfAbsent(id, k -> new ArrayList<>()).add(line.millis);
+          }
+        } else if (line.word.equals("RETRY_ASKED")) {
+          for (String id : line.ids) {
+            retryAsked.merge(id, line.millis, Math::min);
+          }
+        }
+      }
+    }
+    List<String> takeoverNotes = new ArrayList<>();
+    for (Takeover t : takeovers) {
+      long first = Long.MAX_VALUE;
+      long last = Long.MIN_VALUE;
+      for (String id : t.ids) {
+        long sent =
+            sends.getOrDefault(id, List.of()).stream()
+                .filter(s -> s >= t.claimedAt)
+                .min(Long::compare)
+                .orElseThrow(
+                    () -> new AssertionError("event " + id + " of a killed claim was never sent"));
+        first = Math.min(first, sent);
+        last = Math.max(last, sent);
+      }
+      takeoverNotes.add(
+          String.format(
+              Locale.ROOT,
+              "%s's %d events taken over %.1f-%.1f s after the claim",
+              t.relay,
+              t.ids.size(),
+              (first - t.claimedAt) / 1000.0,
+              (last - t.claimedAt) / 1000.0));
+      assertThat(first - t.claimedAt)
+          .as("%s's events taken over no sooner than the lease", t.relay)
+          .isGreaterThanOrEqualTo(LEASE.toMillis() - SLACK_MILLIS);
+    }
+    long shortestRetryGap = Long.MAX_VALUE;
+    long longestRetryGap = 0;
+    for (Map.Entry<String, Long> e : retryAsked.entrySet()) {
+      long next =
+          sends.getOrDefault(e.getKey(), List.of()).stream()
+              .filter(s -> s >= e.getValue())
+              .min(Long::compare)
+              .orElseThrow(() -> new AssertionError("retried event " + e.getKey() + " never sent"));
+      shortestRetryGap = Math.min(shortestRetryGap, next - e.getValue());
+      longestRetryGap = Math.max(longestRetryGap, next - e.getValue());
+    }
+
+    List<ConsumerRecord<String, byte[]>> records = broker.readAll(topic);
+    Set<String> distinct = new HashSet<>();
+    for (ConsumerRecord<String, byte[]> r : records) {
+      distinct.add(KafkaEvents.eventId(r).orElseThrow().toString());
+    }
+    long lost = events.stream().filter(e -> !distinct.contains(e.id().toString())).count();
+    int duplicates = records.size() - distinct.size();
+    int leaseLost = 0;
+    for (RelayLog l : logs) {
+      leaseLost += l.leaseLostIds().size();
+    }
+    new FaultReport(
+            "7 clock skew +-" + SKEW_MINUTES + " min",
+            database(),
+            EVENTS,
+            distinct.size(),
+            duplicates,
+            count(EventStatus.DEAD),
+            lost,
+            seconds,
+            String.join("; ", takeoverNotes)
+                + String.format(
+                    Locale.ROOT,
+                    "; %d retries asked after %d ms, sent again %.1f-%.1f s later; %d leases lost",
+                    retryAsked.size(),
+                    RETRY_AFTER_MILLIS,
+                    shortestRetryGap / 1000.0,
+                    longestRetryGap / 1000.0,
+                    leaseLost))
+        .write();
+
+    assertThat(lost).as("events missing from the topic").isZero();
+    assertThat(count(EventStatus.DEAD)).isZero();
+    assertThat(retryAsked).as("events asked to retry").isNotEmpty();
+    assertThat(shortestRetryGap)
+        .as("shortest wait of a retry asked to wait %d ms", RETRY_AFTER_MILLIS)
+        .isGreaterThanOrEqualTo(RETRY_AFTER_MILLIS - SLACK_MILLIS);
+    assertThat(leaseLost).as("leases taken from live relays").isZero();
+    assertThat(duplicates).as("events delivered twice").isZero();
+  }
+
+  /** A claim a kill left behind: who held it, when it was made, what it held. */
+  private static final class Takeover {
+    final String relay;
+    final long claimedAt;
+    final Set<String> ids;
+
+    Takeover(String relay, long claimedAt, Set<String> ids) {
+      this.relay = relay;
+      this.claimedAt = claimedAt;
+      this.ids = ids;
+    }
+  }
+
+  private Takeover killHoldingClaim(ChildJvm child, String relay, List<RelayLog> logs)
+      throws Exception {
+    Set<String> ids =
+        new HashSet<>(
+            queryStrings(
+                "SELECT id FROM outbox_event WHERE status = 'IN_FLIGHT' AND lease_owner LIKE '"
+                    + relay
+                    + "@%'"));
+    child.kill();
+    RelayLog log = new RelayLog(child.name(), true, child.lines());
+    logs.add(log);
+    RelayLog.Batch claim = log.interrupted();
+    assertThat(claim).as("the claim %s was killed holding", relay).isNotNull();
+    assertThat(claim.sending).as("nothing of it was sent").isEmpty();
+    assertThat(ids).hasSize(claim.size);
+    return new Takeover(relay, claim.claimedAt, ids);
+  }
+}

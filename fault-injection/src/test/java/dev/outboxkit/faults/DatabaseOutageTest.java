@@ -1,0 +1,191 @@
+package dev.outboxkit.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.jdbc.EventStatus;
+import dev.outboxkit.jdbc.OutboxRelay;
+import dev.outboxkit.kafka.KafkaEvents;
+import dev.outboxkit.kafka.KafkaTestBroker;
+import dev.outboxkit.kafka.KafkaTransport;
+import dev.outboxkit.testkit.Flavor;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Scenario 4, database outage under the relay. While two relays drain a backlog to Kafka, the
+ * server cuts their connections again and again ({@code pg_terminate_backend} on PostgreSQL, {@code
+ * KILL} on MariaDB), hitting claims, acknowledgements and idle pooled connections alike. The relays
+ * must log the failure, back off, get fresh connections through their pools, and finish with every
+ * event on the topic, nothing DEAD and nothing stuck.
+ *
+ * <p>On PostgreSQL only sessions whose {@code application_name} is this test's tag are cut: the CI
+ * server is shared, and the test kit's databases there are schemas of one database. On MariaDB the
+ * test database is a database of its own, so its sessions ({@code processlist.db}) are the target;
+ * that includes the test's own pooled connections, whose reads retry.
+ */
+abstract class DatabaseOutageTest extends FaultTest {
+  private static final int EVENTS = 20_000;
+  private static final int MIN_CUTS = 8;
+  private static final int MAX_CUTS = 30;
+  private static final Pattern ACK_GAVE_UP =
+      Pattern.compile("recording the outcome of (\\d+) events failed \\(try 3 of 3\\)");
+
+  @Test
+  void loses_nothing_and_reconnects_when_the_server_cuts_the_relays_connections_mid_drain()
+      throws Exception {
+    KafkaTestBroker broker = KafkaTestBroker.shared();
+    String type = unique("Invoice");
+    String topic = "outbox.event." + type;
+    broker.createTopic(topic, 4, Map.of());
+    long start = System.nanoTime();
+    List<OutboxEvent> events = append(EVENTS, 1_000, i -> event(type, i, 500));
+    String tag = unique("okfi_cut_").toLowerCase(Locale.ROOT);
+    long logMark = TestLog.mark();
+    RelayCounters counters = new RelayCounters();
+    for (int r = 1; r <= 2; r++) {
+      String name = "cut-" + r;
+      HikariDataSource pool = closeLater(coordinates().pool(name, 3, tag));
+      KafkaTransport kafka =
+          closeLater(
+              KafkaTransports.create(broker.bootstrapServers(), name, Duration.ofSeconds(3)));
+      OutboxRelay relay =
+          closeLater(
+              OutboxRelay.builder(pool, kafka)
+                  .name(name)
+                  // Small batches: more transactions for the cuts to land in.
+                  .batchSize(100)
+                  .pollInterval(Duration.ofMillis(100))
+                  .leaseDuration(Duration.ofSeconds(8))
+                  .sendTimeout(Duration.ofSeconds(3))
+                  .listener(counters)
+                  .build());
+      relay.start();
+    }
+
+    int rounds = 0;
+    int cut = 0;
+    while (count(EventStatus.PUBLISHED) < EVENTS && rounds < MAX_CUTS) {
+      sleep(50 + random.nextInt(200));
+      int n = retrying(() -> cutConnections(tag));
+      cut += n;
+      if (n > 0) {
+        rounds++;
+      }
+    }
+    log.info("[{}] cut {} connections in {} rounds", flavor(), cut, rounds);
+    awaitPublished(EVENTS, Duration.ofMinutes(3));
+    double seconds = secondsSince(start);
+
+    assertThat(statuses())
+        .containsEntry(EventStatus.IN_FLIGHT, 0L)
+        .containsEntry(EventStatus.PENDING, 0L)
+        .containsEntry(EventStatus.DEAD, 0L);
+    List<ConsumerRecord<String, byte[]>> records = broker.readAll(topic);
+    Map<String, Integer> copies = new HashMap<>();
+    for (ConsumerRecord<String, byte[]> r : records) {
+      copies.merge(KafkaEvents.eventId(r).orElseThrow().toString(), 1, Integer::sum);
+    }
+    long lost = events.stream().filter(e -> !copies.containsKey(e.id().toString())).count();
+    int duplicates = records.size() - copies.size();
+
+    // What the relays said about it.
+    int dbErrors = TestLog.linesSince(logMark, "[cut-", "database error, retrying in").size();
+    int ackRetries = TestLog.linesSince(logMark, "[cut-", "recording the outcome of").size();
+    int abandonedAckEvents = 0;
+    for (String line : TestLog.linesSince(logMark, "[cut-", "(try 3 of 3)")) {
+      Matcher m = ACK_GAVE_UP.matcher(line);
+      if (m.find()) {
+        abandonedAckEvents += Integer.parseInt(m.group(1));
+      }
+    }
+    new FaultReport(
+            "4 database outage",
+            database(),
+            EVENTS,
+            copies.size(),
+            duplicates,
+            count(EventStatus.DEAD),
+            lost,
+            seconds,
+            cut
+                + " connections cut in "
+                + rounds
+                + " rounds; relays logged "
+                + dbErrors
+                + " database errors and "
+                + ackRetries
+                + " failed acknowledgement tries; "
+                + abandonedAckEvents
+                + " events' acknowledgements abandoned")
+        .write();
+
+    assertThat(lost).as("events missing from the topic").isZero();
+    assertThat(rounds).as("rounds that cut relay connections").isGreaterThanOrEqualTo(MIN_CUTS);
+    assertThat(dbErrors + ackRetries)
+        .as("relay failures the cuts caused, logged as database errors")
+        .isPositive();
+    // A duplicate needs an acknowledgement that failed three times after Kafka had the batch:
+    // the rows then wait out their lease and go again.
+    assertThat(duplicates)
+        .as("duplicates beyond abandoned acknowledgements")
+        .isLessThanOrEqualTo(abandonedAckEvents);
+  }
+
+  /** Cuts every connection of the relays, from the server side; returns how many. */
+  private int cutConnections(String tag) {
+    try (Connection c = ds.getConnection()) {
+      if (flavor() == Flavor.POSTGRES) {
+        try (PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    + " WHERE application_name = ? AND pid <> pg_backend_pid()")) {
+          ps.setString(1, tag);
+          int n = 0;
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              n += rs.getBoolean(1) ? 1 : 0;
+            }
+          }
+          return n;
+        }
+      }
+      List<Long> ids = new ArrayList<>();
+      try (Statement s = c.createStatement();
+          ResultSet rs =
+              s.executeQuery(
+                  "SELECT id FROM information_schema.processlist"
+                      + " WHERE db = DATABASE() AND id <> CONNECTION_ID()")) {
+        while (rs.next()) {
+          ids.add(rs.getLong(1));
+        }
+      }
+      int n = 0;
+      for (long id : ids) {
+        try (Statement s = c.createStatement()) {
+          s.execute("KILL " + id);
+          n++;
+        } catch (SQLException gone) {
+          // closed meanwhile
+        }
+      }
+      return n;
+    } catch (SQLException e) {
+      throw new IllegalStateException("cutting connections failed", e);
+    }
+  }
+}

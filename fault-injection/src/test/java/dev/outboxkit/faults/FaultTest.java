@@ -1,0 +1,270 @@
+package dev.outboxkit.faults;
+
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.jdbc.EventStatus;
+import dev.outboxkit.jdbc.Outbox;
+import dev.outboxkit.jdbc.OutboxAdmin;
+import dev.outboxkit.jdbc.OutboxSchema;
+import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.TestDatabase;
+import dev.outboxkit.testkit.TestDatabases;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInstance;
+import org.opentest4j.TestAbortedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every scenario needs: a fresh database of the subclass's flavour with the outbox table, a
+ * seeded {@link Random} (the seed is logged; {@code -Dfaults.seed=} replays a run), things to close
+ * after each test (child JVMs first, they are registered last), and waits that poll the database
+ * through connection failures.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class FaultTest {
+  protected final Logger log = LoggerFactory.getLogger(getClass());
+  protected TestDatabase db;
+  protected DataSource ds;
+  protected Random random;
+  protected long seed;
+  private String unavailable;
+  private final List<AutoCloseable> toClose = new ArrayList<>();
+
+  /** The database product this subclass runs on. */
+  protected abstract Flavor flavor();
+
+  @BeforeAll
+  void createDatabase() throws SQLException {
+    try {
+      db = TestDatabases.create(flavor(), getClass().getSimpleName());
+    } catch (TestAbortedException e) {
+      // Aborting here would make Surefire report "0 tests"; abort each test instead.
+      unavailable = e.getMessage();
+      return;
+    }
+    ds = db.dataSource();
+    try (Connection c = ds.getConnection()) {
+      OutboxSchema.create(c);
+    }
+  }
+
+  @AfterAll
+  void dropDatabase() {
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  @BeforeEach
+  void startClean() throws SQLException {
+    Assumptions.assumeTrue(unavailable == null, () -> unavailable);
+    execute("DELETE FROM outbox_event");
+    seed = Long.getLong("faults.seed", System.nanoTime());
+    random = new Random(seed);
+    log.info(
+        "[{}] {}: random seed {} (replay with -Dfaults.seed={})",
+        flavor(),
+        getClass().getSimpleName(),
+        seed,
+        seed);
+  }
+
+  @AfterEach
+  void closeAll() throws Exception {
+    Exception failure = null;
+    for (int i = toClose.size() - 1; i >= 0; i--) {
+      try {
+        toClose.get(i).close();
+      } catch (Exception e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    toClose.clear();
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /** Closes the resource after the test, before anything registered earlier. */
+  protected <T extends AutoCloseable> T closeLater(T resource) {
+    toClose.add(resource);
+    return resource;
+  }
+
+  /** Starts a child JVM that is killed after the test whatever happens. */
+  protected ChildJvm startChild(String name, Class<?> main, List<String> args) {
+    return closeLater(ChildJvm.start(flavor() + "-" + name, main, args));
+  }
+
+  /** {@code common} followed by {@code more}. */
+  protected static List<String> with(List<String> common, String... more) {
+    List<String> args = new ArrayList<>(common);
+    args.addAll(List.of(more));
+    return args;
+  }
+
+  protected DbCoordinates coordinates() {
+    return DbCoordinates.of(db);
+  }
+
+  protected String database() {
+    return flavor() == Flavor.POSTGRES ? "Postgres" : "MariaDB";
+  }
+
+  // ------------------------------------------------------------------------------------ events
+
+  /**
+   * Appends {@code count} events made by {@code factory}, committing every {@code perTransaction},
+   * then refreshes PostgreSQL's statistics.
+   */
+  protected List<OutboxEvent> append(
+      int count, int perTransaction, IntFunction<OutboxEvent> factory) throws SQLException {
+    List<OutboxEvent> all = new ArrayList<>(count);
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      List<OutboxEvent> chunk = new ArrayList<>(perTransaction);
+      for (int i = 0; i < count; i++) {
+        chunk.add(factory.apply(i));
+        if (chunk.size() == perTransaction || i == count - 1) {
+          Outbox.appendAll(c, chunk);
+          c.commit();
+          all.addAll(chunk);
+          chunk.clear();
+        }
+      }
+    }
+    analyze();
+    return all;
+  }
+
+  /** A small JSON event of aggregate {@code "<type>" / "a<i % aggregates>"}. */
+  protected static OutboxEvent event(String type, int i, int aggregates) {
+    String aggregate = "a" + (i % aggregates);
+    return OutboxEvent.builder(type, aggregate, "Step")
+        .payload("{\"aggregate\":\"" + aggregate + "\",\"n\":" + i + "}")
+        .header("n", Integer.toString(i))
+        .build();
+  }
+
+  /** A name unique within this JVM, usable as a Kafka topic suffix and aggregate type. */
+  protected static String unique(String stem) {
+    return stem + Long.toString(System.nanoTime() & 0xffffffffL, 36);
+  }
+
+  // ------------------------------------------------------------------------------------- table
+
+  protected long count(EventStatus status) {
+    return retrying(() -> OutboxAdmin.create(ds).count(status));
+  }
+
+  protected Map<EventStatus, Long> statuses() {
+    return retrying(() -> OutboxAdmin.create(ds).countByStatus());
+  }
+
+  /** Waits until {@code expected} events are PUBLISHED; fails with the status counts if not. */
+  protected void awaitPublished(long expected, Duration timeout) {
+    await(
+        () -> count(EventStatus.PUBLISHED) >= expected,
+        timeout,
+        () -> expected + " PUBLISHED; statuses " + statuses());
+  }
+
+  protected static void await(BooleanSupplier condition, Duration timeout, Supplier<String> what) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("gave up after " + timeout + " waiting for " + what.get());
+      }
+      sleep(100);
+    }
+  }
+
+  /**
+   * Runs a read, retrying for a while if the database fails it: scenarios cut connections, and the
+   * test's own pooled connections may be among them.
+   */
+  protected static <T> T retrying(Supplier<T> read) {
+    RuntimeException last = null;
+    for (int i = 0; i < 50; i++) {
+      try {
+        return read.get();
+      } catch (RuntimeException e) {
+        last = e;
+        sleep(100);
+      }
+    }
+    throw last;
+  }
+
+  protected void execute(String sql) throws SQLException {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  protected long queryLong(String sql) throws SQLException {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  protected List<String> queryStrings(String sql) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Gives PostgreSQL's planner statistics for a fresh backlog, as autovacuum would a minute later;
+   * the relay pins its claim plan anyway, the test's own queries profit.
+   */
+  protected void analyze() throws SQLException {
+    if (flavor() == Flavor.POSTGRES) {
+      execute("ANALYZE outbox_event");
+    }
+  }
+
+  protected static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
+    }
+  }
+
+  protected static double secondsSince(long nanoStart) {
+    return (System.nanoTime() - nanoStart) / 1e9;
+  }
+}

@@ -1,0 +1,177 @@
+package dev.outboxkit.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.jdbc.EventStatus;
+import dev.outboxkit.kafka.KafkaEvents;
+import dev.outboxkit.kafka.KafkaTestBroker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Scenario 2, relay killed mid-batch (guarantee 2). Two relay JVMs drain a backlog to Kafka; one of
+ * them runs steadily, the other is SIGKILLed again and again and restarted: right after a claim, in
+ * the middle of a send (half the batch acknowledged by Kafka), after Kafka acknowledged the whole
+ * batch but before the database recorded it, and at random moments while sending.
+ *
+ * <p>Afterwards every event is on the topic at least once, nothing is left IN_FLIGHT, PENDING or
+ * DEAD, and every duplicate is explained: it was in the batch a kill interrupted, either already
+ * acknowledged by Kafka (the acknowledgement to the database was lost) or in flight to Kafka.
+ */
+abstract class RelayKillTest extends FaultTest {
+  private static final int EVENTS = 50_000;
+  private static final int AGGREGATES = 1_000;
+  private static final int KILLS = 12;
+  private static final Duration LEASE = Duration.ofSeconds(8);
+  private static final String[] PHASES = {"AFTER_CLAIM", "MID_SEND", "AFTER_BROKER_ACK", "RANDOM"};
+
+  @Test
+  void delivers_every_event_and_explains_every_duplicate_when_a_relay_is_killed_mid_batch()
+      throws Exception {
+    KafkaTestBroker broker = KafkaTestBroker.shared();
+    String type = unique("Transfer");
+    String topic = "outbox.event." + type;
+    broker.createTopic(topic, 4, Map.of());
+    long start = System.nanoTime();
+    List<OutboxEvent> events = append(EVENTS, 1_000, i -> event(type, i, AGGREGATES));
+    log.info("[{}] {} events appended in {} s", flavor(), EVENTS, secondsSince(start));
+
+    List<String> common = new ArrayList<>(coordinates().args());
+    common.add("--bootstrap=" + broker.bootstrapServers());
+    common.add("--lease-ms=" + LEASE.toMillis());
+    common.add("--batch=200");
+    List<RelayLog> logs = new ArrayList<>();
+    Map<String, Integer> kills = new TreeMap<>();
+    ChildJvm steady = startChild("relay-steady", RelayChild.class, with(common, "--name=steady"));
+    steady.expectLine(l -> l.endsWith(" READY"), Duration.ofSeconds(60), "READY");
+
+    for (int k = 0; k < KILLS && count(EventStatus.PUBLISHED) < EVENTS; k++) {
+      String phase = PHASES[k % PHASES.length];
+      int killBatch = 1 + random.nextInt(3);
+      try (ChildJvm victim =
+          startChild(
+              "relay-victim-" + k,
+              RelayChild.class,
+              with(
+                  common,
+                  "--name=victim-" + k,
+                  "--kill-phase=" + phase,
+                  "--kill-batch=" + killBatch))) {
+        victim.expectLine(l -> l.endsWith(" READY"), Duration.ofSeconds(60), "READY");
+        Optional<String> reached;
+        if (phase.equals("RANDOM")) {
+          // A Kafka round trip takes tens of milliseconds: kill within that window or just after.
+          reached = victim.awaitLine(l -> l.contains(" SENDING "), Duration.ofSeconds(30));
+          sleep(random.nextInt(60));
+        } else {
+          reached = victim.awaitLine(l -> l.contains(" PAUSED "), Duration.ofSeconds(30));
+        }
+        victim.kill();
+        if (reached.isPresent()) {
+          kills.merge(phase, 1, Integer::sum);
+        } else {
+          log.warn("[{}] victim {} never reached {} (backlog drained?)", flavor(), k, phase);
+        }
+        logs.add(new RelayLog(victim.name(), true, victim.lines()));
+      }
+    }
+    // The last restart is left alone; with the steady relay it finishes the drain.
+    ChildJvm last = startChild("relay-victim-last", RelayChild.class, with(common, "--name=last"));
+    awaitPublished(EVENTS, Duration.ofMinutes(4));
+    double seconds = secondsSince(start);
+    steady.stop(Duration.ofSeconds(15));
+    last.stop(Duration.ofSeconds(15));
+    logs.add(new RelayLog(steady.name(), false, steady.lines()));
+    logs.add(new RelayLog(last.name(), false, last.lines()));
+
+    assertThat(statuses())
+        .as("nothing left in flight, pending or dead")
+        .containsEntry(EventStatus.PUBLISHED, (long) EVENTS)
+        .containsEntry(EventStatus.IN_FLIGHT, 0L)
+        .containsEntry(EventStatus.PENDING, 0L)
+        .containsEntry(EventStatus.DEAD, 0L);
+
+    List<ConsumerRecord<String, byte[]>> records = broker.readAll(topic);
+    Map<String, Integer> copies = new HashMap<>();
+    for (ConsumerRecord<String, byte[]> r : records) {
+      copies.merge(KafkaEvents.eventId(r).orElseThrow().toString(), 1, Integer::sum);
+    }
+    long lost = events.stream().filter(e -> !copies.containsKey(e.id().toString())).count();
+
+    // Every duplicate must come from a batch a kill interrupted.
+    Set<String> ackedBeforeKill = new HashSet<>();
+    Set<String> inFlightAtKill = new HashSet<>();
+    Set<String> leaseLost = new HashSet<>();
+    for (RelayLog l : logs) {
+      RelayLog.Batch b = l.interrupted();
+      if (b != null) {
+        ackedBeforeKill.addAll(b.ackedByBroker);
+        inFlightAtKill.addAll(b.sending);
+      }
+      leaseLost.addAll(l.leaseLostIds());
+    }
+    int lostAck = 0;
+    int inFlight = 0;
+    List<String> unexplained = new ArrayList<>();
+    for (Map.Entry<String, Integer> e : copies.entrySet()) {
+      if (e.getValue() < 2) {
+        continue;
+      }
+      if (ackedBeforeKill.contains(e.getKey())) {
+        lostAck++;
+      } else if (inFlightAtKill.contains(e.getKey())) {
+        inFlight++;
+      } else {
+        unexplained.add(e.getKey() + (leaseLost.contains(e.getKey()) ? " (lease lost)" : ""));
+      }
+    }
+    int duplicates = records.size() - copies.size();
+    log.info(
+        "[{}] {} records for {} events: {} duplicates; duplicated ids: {} acknowledged by Kafka"
+            + " before a kill, {} in flight at a kill, {} unexplained; kills {}",
+        flavor(),
+        records.size(),
+        copies.size(),
+        duplicates,
+        lostAck,
+        inFlight,
+        unexplained.size(),
+        kills);
+    new FaultReport(
+            "2 relay killed mid-batch",
+            database(),
+            EVENTS,
+            copies.size(),
+            duplicates,
+            count(EventStatus.DEAD),
+            lost,
+            seconds,
+            "SIGKILLs "
+                + kills
+                + "; duplicated ids: "
+                + lostAck
+                + " broker-acked before the DB ack, "
+                + inFlight
+                + " in flight at the kill, "
+                + unexplained.size()
+                + " unexplained; lease lost by live relays: "
+                + leaseLost.size())
+        .write();
+
+    assertThat(lost).as("events missing from the topic").isZero();
+    assertThat(unexplained).as("duplicates no kill explains").isEmpty();
+    assertThat(kills.values().stream().mapToInt(Integer::intValue).sum())
+        .as("kills that hit a relay mid-drain")
+        .isGreaterThanOrEqualTo(8);
+  }
+}

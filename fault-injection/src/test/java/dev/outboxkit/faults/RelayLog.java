@@ -1,0 +1,134 @@
+package dev.outboxkit.faults;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The protocol lines of one {@link RelayChild} process, read back: per batch, what was claimed,
+ * sent, acknowledged by Kafka and recorded in the database.
+ */
+final class RelayLog {
+  final String name;
+  final boolean killed;
+  final Map<Integer, Batch> batches = new LinkedHashMap<>();
+  final List<Line> lines = new ArrayList<>();
+
+  /** One protocol line: time, word, batch number, the rest. */
+  static final class Line {
+    final long millis;
+    final String word;
+    final int batch;
+    final List<String> ids;
+
+    Line(long millis, String word, int batch, List<String> ids) {
+      this.millis = millis;
+      this.word = word;
+      this.batch = batch;
+      this.ids = ids;
+    }
+  }
+
+  /** What one claim of this process went through. */
+  static final class Batch {
+    final int number;
+    long claimedAt;
+    int size;
+    final Set<String> retryAsked = new HashSet<>();
+    final Set<String> sending = new HashSet<>();
+    long sendingAt;
+    final Set<String> ackedByBroker = new HashSet<>();
+    boolean dbAcked;
+    int leaseLost;
+
+    Batch(int number) {
+      this.number = number;
+    }
+  }
+
+  RelayLog(String name, boolean killed, List<String> protocol) {
+    this.name = name;
+    this.killed = killed;
+    for (String text : protocol) {
+      String[] f = text.split(" ", 4);
+      long millis = Long.parseLong(f[0]);
+      String word = f[1];
+      int b = -1;
+      List<String> ids = List.of();
+      switch (word) {
+        case "CLAIMED":
+        case "DB_ACKED":
+        case "LEASE_LOST":
+        case "RETRY_ASKED":
+        case "SENDING":
+        case "ACKED_BY_BROKER":
+          b = Integer.parseInt(f[2]);
+          if (f.length > 3
+              && !f[3].isBlank()
+              && !word.equals("CLAIMED")
+              && !word.equals("LEASE_LOST")) {
+            ids = Arrays.asList(f[3].split(","));
+          }
+          break;
+        default:
+          break;
+      }
+      lines.add(new Line(millis, word, b, ids));
+      if (b < 0) {
+        continue;
+      }
+      Batch batch = batches.computeIfAbsent(b, Batch::new);
+      switch (word) {
+        case "CLAIMED":
+          batch.claimedAt = millis;
+          batch.size = Integer.parseInt(f[3]);
+          break;
+        case "RETRY_ASKED":
+          batch.retryAsked.addAll(ids);
+          break;
+        case "SENDING":
+          batch.sendingAt = millis;
+          batch.sending.addAll(ids);
+          break;
+        case "ACKED_BY_BROKER":
+          batch.ackedByBroker.addAll(ids);
+          break;
+        case "DB_ACKED":
+          batch.dbAcked = true;
+          break;
+        case "LEASE_LOST":
+          batch.leaseLost += Integer.parseInt(f[3]);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  /** The batch a kill interrupted: the last one claimed, if its outcome was not recorded. */
+  Batch interrupted() {
+    if (!killed || batches.isEmpty()) {
+      return null;
+    }
+    Batch last = null;
+    for (Batch b : batches.values()) {
+      last = b;
+    }
+    return last.dbAcked ? null : last;
+  }
+
+  /** Ids sent in batches whose acknowledgement found its lease lost. */
+  Set<String> leaseLostIds() {
+    Set<String> ids = new HashSet<>();
+    for (Batch b : batches.values()) {
+      if (b.leaseLost > 0) {
+        ids.addAll(b.sending);
+      }
+    }
+    return ids;
+  }
+}
