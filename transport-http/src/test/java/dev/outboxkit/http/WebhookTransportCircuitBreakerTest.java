@@ -60,8 +60,9 @@ class WebhookTransportCircuitBreakerTest {
     clock.advance(Duration.ofSeconds(29));
     List<SendResult> whileOpen = transport.sendBatch(threeAggregates());
 
-    assertThat(sent).isEqualTo(3);
-    assertThat(receiver.requests()).hasSize(3);
+    // Once a request failed as an outage, no new ones start: 1 to 3 went out, by timing.
+    assertThat(sent).isBetween(1, 3);
+    assertThat(receiver.requests()).hasSize(sent);
     assertThat(whileOpen).extracting(SendResult::status).containsOnly(Status.UNAVAILABLE);
     assertThat(whileOpen.get(0).reason().orElseThrow())
         .startsWith("circuit open for http://127.0.0.1:")
@@ -72,6 +73,7 @@ class WebhookTransportCircuitBreakerTest {
   void probes_once_the_open_duration_passed_and_closes_when_the_endpoint_answers() {
     receiver.respond(r -> Receiver.Reply.status(500));
     transport.sendBatch(threeAggregates());
+    int failed = receiver.requests().size();
     receiver.respond(r -> Receiver.Reply.status(204));
 
     clock.advance(Duration.ofSeconds(31));
@@ -80,13 +82,14 @@ class WebhookTransportCircuitBreakerTest {
 
     assertThat(afterProbe).containsOnly(SendResult.delivered());
     assertThat(closed).containsOnly(SendResult.delivered());
-    assertThat(receiver.requests()).hasSize(9);
+    assertThat(receiver.requests()).hasSize(failed + 6);
   }
 
   @Test
   void reopens_when_the_probe_fails_after_one_request() {
     receiver.respond(r -> Receiver.Reply.status(502));
     transport.sendBatch(threeAggregates());
+    int failed = receiver.requests().size();
 
     clock.advance(Duration.ofSeconds(31));
     List<SendResult> probed = transport.sendBatch(threeAggregates());
@@ -95,7 +98,7 @@ class WebhookTransportCircuitBreakerTest {
     assertThat(probed).extracting(SendResult::status).containsOnly(Status.UNAVAILABLE);
     assertThat(reopened).extracting(SendResult::status).containsOnly(Status.UNAVAILABLE);
     assertThat(reopened.get(0).reason().orElseThrow()).startsWith("circuit open");
-    assertThat(receiver.requests()).hasSize(3 + 1);
+    assertThat(receiver.requests()).hasSize(failed + 1); // the probe only
   }
 
   @Test
@@ -109,8 +112,8 @@ class WebhookTransportCircuitBreakerTest {
     clock.advance(Duration.ofSeconds(90));
     transport.sendBatch(threeAggregates());
 
-    assertThat(sentWhileOpen).isEqualTo(3);
-    assertThat(receiver.requests()).hasSize(4);
+    assertThat(sentWhileOpen).isBetween(1, 3); // the first batch only; nothing while open
+    assertThat(receiver.requests()).hasSize(sentWhileOpen + 1);
   }
 
   @Test
@@ -139,7 +142,7 @@ class WebhookTransportCircuitBreakerTest {
           .extracting(SendResult::status)
           .isEqualTo(
               List.of(Status.UNAVAILABLE, Status.DELIVERED, Status.UNAVAILABLE, Status.DELIVERED));
-      assertThat(receiver.requests()).hasSize(2);
+      assertThat(receiver.requests().size()).isBetween(1, 2); // first batch only, by timing
       assertThat(alive.requests()).hasSize(4);
     }
   }
