@@ -10,20 +10,33 @@ import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Runs the benchmarks and prints ratios against baselines measured in the same run; writes {@code
  * benchmarks/RESULTS.md}. Every figure is the median of several repetitions with min–max.
  *
- * <p>{@code mvn -q -pl benchmarks -am package -DskipTests exec:java [-Dexec.args=--quick]}
+ * <p>{@code mvn -q -pl benchmarks -am package -DskipTests exec:java [-Dexec.args="--quick
+ * --only=append,drain"]}
  */
 public final class Bench {
+  /** Every scenario, in report order; {@code --only=name,...} picks some. */
+  private static final List<Scenario> SCENARIOS =
+      List.of(new AppendScenario(), new DrainScenario());
+
   private Bench() {}
 
   /** Entry point; {@code --quick} for a short run. */
   public static void main(String[] args) throws Exception {
     boolean quick = List.of(args).contains("--quick");
+    Set<String> only = new HashSet<>();
+    for (String arg : args) {
+      if (arg.startsWith("--only=")) {
+        only.addAll(List.of(arg.substring("--only=".length()).split(",")));
+      }
+    }
     int events = quick ? 20_000 : 100_000;
     int reps = 3;
     Report report = new Report();
@@ -37,8 +50,12 @@ public final class Bench {
           DatabaseMetaData md = c.getMetaData();
           versions.add(md.getDatabaseProductName() + " " + md.getDatabaseProductVersion());
         }
-        append(report, new AppendBenchmark(db.dataSource(), dialect), flavor, quick, reps);
-        drain(report, new DrainBenchmark(db, dialect), flavor, events, reps);
+        BenchRun run = new BenchRun(flavor, db, dialect, quick, reps, events, report);
+        for (Scenario scenario : SCENARIOS) {
+          if (only.isEmpty() || only.contains(scenario.name())) {
+            scenario.run(run);
+          }
+        }
       }
     }
     String header =
@@ -61,109 +78,5 @@ public final class Bench {
             + reps
             + " repetitions after a discarded warm-up round, min–max in brackets.\n";
     report.write(Path.of(System.getProperty("bench.out", "RESULTS.md")), header);
-  }
-
-  private static void append(
-      Report report, AppendBenchmark bench, Flavor flavor, boolean quick, int reps)
-      throws Exception {
-    int perThread = quick ? 250 : 1000;
-    List<String[]> rows = new ArrayList<>();
-    rows.add(
-        new String[] {
-          "writers",
-          "hand-written INSERT (tx/s)",
-          "Outbox.append (tx/s)",
-          "ratio",
-          "with NOTIFY trigger (tx/s)",
-          "ratio"
-        });
-    for (int threads : new int[] {1, 8}) {
-      Stats hand = new Stats();
-      Stats library = new Stats();
-      Stats notifying = new Stats();
-      bench.reset();
-      bench.run(threads, perThread, false); // warm-up, discarded
-      bench.reset();
-      bench.run(threads, perThread, true);
-      for (int r = 0; r < reps; r++) {
-        bench.reset();
-        hand.add(bench.run(threads, perThread, false));
-        bench.reset();
-        library.add(bench.run(threads, perThread, true));
-        if (flavor == Flavor.POSTGRES) {
-          bench.reset();
-          bench.notifyTrigger(true);
-          notifying.add(bench.run(threads, perThread, true));
-          bench.notifyTrigger(false);
-        }
-      }
-      boolean pg = flavor == Flavor.POSTGRES;
-      rows.add(
-          new String[] {
-            Integer.toString(threads),
-            hand.format(),
-            library.format(),
-            String.format("%.2f", library.median() / hand.median()),
-            pg ? notifying.format() : "n/a",
-            pg ? String.format("%.2f", notifying.median() / hand.median()) : "n/a"
-          });
-    }
-    report.section(
-        "Append overhead — " + flavor,
-        "Business transactions {INSERT a business row; append one event; commit}, "
-            + perThread
-            + " per writer, Outbox.append beside a hand-written INSERT of the identical row in the"
-            + " same run. Target: ratio ≥ 0.95. On PostgreSQL also with the optional NOTIFY"
-            + " trigger (OutboxSchema.createNotifyTrigger), which relays listening for"
-            + " notifications need.",
-        rows);
-  }
-
-  private static void drain(
-      Report report, DrainBenchmark bench, Flavor flavor, int events, int reps) throws Exception {
-    List<String[]> rows = new ArrayList<>();
-    rows.add(
-        new String[] {
-          "batch",
-          "hand-written loop (events/s)",
-          "relay unordered (events/s)",
-          "ratio",
-          "relay ordered, 1,000 aggregates (events/s)",
-          "ratio"
-        });
-    for (int batch : new int[] {100, 500}) {
-      Stats baseline = new Stats();
-      Stats unordered = new Stats();
-      Stats ordered = new Stats();
-      bench.load(events, 1000); // warm-up round, discarded
-      bench.baseline(events, batch);
-      bench.load(events, 1000);
-      bench.relay(events, batch, true);
-      for (int r = 0; r < reps; r++) {
-        bench.load(events, 1000);
-        baseline.add(bench.baseline(events, batch));
-        bench.load(events, 1000);
-        unordered.add(bench.relay(events, batch, false));
-        bench.load(events, 1000);
-        ordered.add(bench.relay(events, batch, true));
-      }
-      rows.add(
-          new String[] {
-            Integer.toString(batch),
-            baseline.format(),
-            unordered.format(),
-            String.format("%.2f", unordered.median() / baseline.median()),
-            ordered.format(),
-            String.format("%.2f", ordered.median() / baseline.median())
-          });
-    }
-    report.section(
-        "Drain, null transport — " + flavor,
-        String.format(
-            "%,d PENDING events (200-byte payload) drained by one relay with a transport that"
-                + " confirms at once, beside a hand-written loop doing the minimum SQL at the same"
-                + " batch size. Target: relay/loop ≥ 0.8.",
-            events),
-        rows);
   }
 }
