@@ -7,6 +7,7 @@ package dev.outboxkit;
 public class InvalidEventException extends OutboxException {
   private static final long serialVersionUID = 1L;
 
+  /** Kept as a field so callers can map the failure to their own input without parsing text. */
   private final String field;
 
   /**
@@ -18,7 +19,7 @@ public class InvalidEventException extends OutboxException {
     this.field = field;
   }
 
-  /** The name of the offending field, as in {@link OutboxEvent.Builder}. */
+  /** {@return the name of the offending field, as in {@link OutboxEvent.Builder}} */
   public String field() {
     return field;
   }

@@ -83,76 +83,91 @@ public final class OutboxEvent {
     return new Builder(aggregateType, aggregateId, eventType);
   }
 
-  /** The event id: a time-ordered UUID (version 7) unless one was given. Stable across retries. */
+  /**
+   * {@return the event id: a time-ordered UUID (version 7) unless one was given} Stable across
+   * retries, so consumers deduplicate on it.
+   */
   public UUID id() {
     return id;
   }
 
-  /** The kind of aggregate that changed, e.g. {@code "Order"}. */
+  /** {@return the kind of aggregate that changed, e.g. {@code "Order"}} */
   public String aggregateType() {
     return aggregateType;
   }
 
-  /** The id of the aggregate that changed; the ordering and partitioning key. */
+  /** {@return the id of the aggregate that changed; the ordering and partitioning key} */
   public String aggregateId() {
     return aggregateId;
   }
 
-  /** What happened, e.g. {@code "OrderPlaced"}. */
+  /** {@return what happened, e.g. {@code "OrderPlaced"}} */
   public String eventType() {
     return eventType;
   }
 
-  /** Version of the payload's schema, so consumers can evolve; 1 unless set. */
+  /** {@return the version of the payload's schema, so consumers can evolve; 1 unless set} */
   public int schemaVersion() {
     return schemaVersion;
   }
 
-  /** Explicit destination (topic, queue, endpoint name), or empty to let the transport route. */
+  /**
+   * {@return the explicit destination (topic, queue, endpoint name), or empty to let the transport
+   * route}
+   */
   public Optional<String> destination() {
     return Optional.ofNullable(destination);
   }
 
-  /** Tenant of a multi-tenant application, or empty. Transports may route on it. */
+  /** {@return the tenant of a multi-tenant application, or empty} Transports may route on it. */
   public Optional<String> tenant() {
     return Optional.ofNullable(tenant);
   }
 
-  /** The payload bytes (a copy: the event stays immutable). */
+  /** {@return the payload bytes (a copy: the event stays immutable)} */
   public byte[] payload() {
     return payload.clone();
   }
 
-  /** Size of the payload in bytes, without copying it. */
+  /** {@return the size of the payload in bytes, without copying it} */
   public int payloadSize() {
     return payload.length;
   }
 
-  /** Content type of the payload; {@value #JSON} for a payload given as text. */
+  /** {@return the content type of the payload; {@value #JSON} for a payload given as text} */
   public String contentType() {
     return contentType;
   }
 
-  /** Free-form string headers, in insertion order; delivered as broker headers. Unmodifiable. */
+  /**
+   * {@return the free-form string headers, in insertion order} Delivered as broker headers.
+   * Unmodifiable.
+   */
   public Map<String, String> headers() {
     return headers;
   }
 
-  /** When the event happened, at microsecond precision. */
+  /**
+   * {@return when the event happened, at microsecond precision} Microseconds because that is what
+   * every supported database stores, so a read-back event equals the appended one.
+   */
   public Instant occurredAt() {
     return occurredAt;
   }
 
   /**
-   * How long after the appending transaction's database time the event becomes deliverable; zero
-   * for at once. An instruction to the writer, not stored as such (the table keeps the resulting
-   * {@code available_at}), so it is not part of {@link #equals(Object)}.
+   * {@return how long after the appending transaction's database time the event becomes
+   * deliverable; zero for at once} An instruction to the writer, not stored as such (the table
+   * keeps the resulting {@code available_at}), so it is not part of {@link #equals(Object)}.
    */
   public Duration delay() {
     return delay;
   }
 
-  /** Instant after which the event is not worth sending any more (it becomes EXPIRED), or empty. */
+  /**
+   * {@return the instant after which the event is not worth sending any more (it becomes EXPIRED),
+   * or empty}
+   */
   public Optional<Instant> expiresAt() {
     return Optional.ofNullable(expiresAt);
   }
@@ -225,13 +240,24 @@ public final class OutboxEvent {
       this.eventType = EventValidation.name("eventType", eventType);
     }
 
-    /** Uses this id instead of a generated one, e.g. to make appends idempotent. */
+    /**
+     * Uses this id instead of a generated one, e.g. to make appends idempotent: appending the same
+     * id twice fails on the table's unique key instead of publishing twice.
+     *
+     * @param id the event id, not null
+     * @return this builder
+     */
     public Builder id(UUID id) {
       this.id = EventValidation.required("id", id);
       return this;
     }
 
-    /** Sets a text payload, stored as UTF-8 with content type {@value OutboxEvent#JSON}. */
+    /**
+     * Sets a text payload, stored as UTF-8 with content type {@value OutboxEvent#JSON}.
+     *
+     * @param json the payload text; the library does not parse it
+     * @return this builder
+     */
     public Builder payload(String json) {
       EventValidation.required("payload", json);
       return payload(json.getBytes(StandardCharsets.UTF_8), JSON);
@@ -242,6 +268,7 @@ public final class OutboxEvent {
      *
      * @param bytes the payload, copied; may be empty but not null
      * @param contentType its media type, e.g. {@code "application/avro"}
+     * @return this builder
      */
     public Builder payload(byte[] bytes, String contentType) {
       this.payload = EventValidation.required("payload", bytes).clone();
@@ -254,31 +281,54 @@ public final class OutboxEvent {
      *
      * @param name an HTTP token: letters, digits and {@code !#$%&'*+-.^_`|~}
      * @param value any text without line breaks or NUL
+     * @return this builder
      */
     public Builder header(String name, String value) {
       headers.put(EventValidation.headerName(name), EventValidation.headerValue(name, value));
       return this;
     }
 
-    /** Adds every entry as by {@link #header(String, String)}. */
+    /**
+     * Adds every entry as by {@link #header(String, String)}.
+     *
+     * @param headers the headers to add, in the map's iteration order
+     * @return this builder
+     */
     public Builder headers(Map<String, String> headers) {
       EventValidation.required("headers", headers).forEach(this::header);
       return this;
     }
 
-    /** Routes the event to this destination (topic, queue, endpoint name). */
+    /**
+     * Routes the event to this destination (topic, queue, endpoint name), overriding the
+     * transport's routing rule for this event only.
+     *
+     * @param destination the destination name
+     * @return this builder
+     */
     public Builder destination(String destination) {
       this.destination = EventValidation.name("destination", destination);
       return this;
     }
 
-    /** Tags the event with a tenant, for routing in multi-tenant applications. */
+    /**
+     * Tags the event with a tenant, for routing in multi-tenant applications.
+     *
+     * @param tenant the tenant name
+     * @return this builder
+     */
     public Builder tenant(String tenant) {
       this.tenant = EventValidation.name("tenant", tenant);
       return this;
     }
 
-    /** Sets the payload schema version (at least 1). */
+    /**
+     * Sets the payload schema version, delivered with the event so consumers can read old and new
+     * payloads side by side.
+     *
+     * @param schemaVersion the version, at least 1
+     * @return this builder
+     */
     public Builder schemaVersion(int schemaVersion) {
       if (schemaVersion < 1) {
         throw new InvalidEventException(
@@ -288,13 +338,24 @@ public final class OutboxEvent {
       return this;
     }
 
-    /** Sets when the event happened; defaults to the clock's now. */
+    /**
+     * Sets when the event happened, e.g. when the business fact predates the append.
+     *
+     * @param occurredAt the instant; defaults to the clock's now
+     * @return this builder
+     */
     public Builder occurredAt(Instant occurredAt) {
       this.occurredAt = EventValidation.required("occurredAt", occurredAt);
       return this;
     }
 
-    /** Clock for the default {@link #occurredAt} and for the generated id's time part. */
+    /**
+     * Sets the clock for the default {@link #occurredAt} and for the generated id's time part, so
+     * tests can fix both.
+     *
+     * @param clock the clock; defaults to the UTC system clock
+     * @return this builder
+     */
     public Builder clock(Clock clock) {
       this.clock = EventValidation.required("clock", clock);
       return this;
@@ -303,6 +364,9 @@ public final class OutboxEvent {
     /**
      * Holds the event back for this long after the appending transaction's database time, e.g. for
      * a reminder; zero (the default) delivers at once.
+     *
+     * @param delay the delay, not negative
+     * @return this builder
      */
     public Builder delay(Duration delay) {
       EventValidation.required("delay", delay);
@@ -313,7 +377,13 @@ public final class OutboxEvent {
       return this;
     }
 
-    /** Gives up on the event after this instant: it becomes EXPIRED instead of being sent. */
+    /**
+     * Gives up on the event after this instant: it becomes EXPIRED instead of being sent, for
+     * events that are worthless late (a one-time code, a price quote).
+     *
+     * @param expiresAt the instant
+     * @return this builder
+     */
     public Builder expiresAt(Instant expiresAt) {
       this.expiresAt = EventValidation.required("expiresAt", expiresAt);
       return this;
@@ -322,6 +392,7 @@ public final class OutboxEvent {
     /**
      * Builds the event.
      *
+     * @return the immutable event
      * @throws InvalidEventException if no payload was set
      */
     public OutboxEvent build() {

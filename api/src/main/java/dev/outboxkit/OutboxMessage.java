@@ -29,12 +29,15 @@ public final class OutboxMessage {
     return new OutboxMessage(event, attempt);
   }
 
-  /** The stored event, exactly as appended. */
+  /** {@return the stored event, exactly as appended} */
   public OutboxEvent event() {
     return event;
   }
 
-  /** Which delivery attempt this is: 1 on the first try. */
+  /**
+   * {@return which delivery attempt this is: 1 on the first try} Transports may use it to log or to
+   * escalate, never to change the event's identity.
+   */
   public int attempt() {
     return attempt;
   }

@@ -43,7 +43,7 @@ public final class SendResult {
     this.retryAfter = retryAfter;
   }
 
-  /** The broker or endpoint confirmed the message. */
+  /** {@return the outcome for a message the broker or endpoint confirmed} */
   public static SendResult delivered() {
     return DELIVERED;
   }
@@ -54,6 +54,7 @@ public final class SendResult {
    * @param reason why, for the event's {@code last_error}; must not contain payload or secrets
    * @param after how long to wait before the next attempt (e.g. from a {@code Retry-After} header),
    *     or null to let the relay's backoff decide
+   * @return a retry outcome, charged against the event's attempt budget
    */
   public static SendResult retry(String reason, Duration after) {
     if (after != null && after.isNegative()) {
@@ -66,6 +67,7 @@ public final class SendResult {
    * This event can never be delivered as it is; quarantine it.
    *
    * @param reason why, recorded as the event's {@code last_error}; no payload, no secrets
+   * @return a reject outcome: the event goes to DEAD at once, whatever its remaining attempts
    */
   public static SendResult reject(String reason) {
     return new SendResult(Status.REJECT, requireReason(reason), null);
@@ -75,6 +77,7 @@ public final class SendResult {
    * The transport as a whole cannot deliver now; the attempt is not charged.
    *
    * @param reason why, for logs; no secrets
+   * @return an unavailable outcome: the relay backs off and the event keeps its attempt budget
    */
   public static SendResult unavailable(String reason) {
     return new SendResult(Status.UNAVAILABLE, requireReason(reason), null);
@@ -85,22 +88,22 @@ public final class SendResult {
     return reason.isBlank() ? "(no reason given)" : reason;
   }
 
-  /** The kind of outcome. */
+  /** {@return the kind of outcome} */
   public Status status() {
     return status;
   }
 
-  /** True for {@link Status#DELIVERED}. */
+  /** {@return true for {@link Status#DELIVERED}} */
   public boolean isDelivered() {
     return status == Status.DELIVERED;
   }
 
-  /** Why it failed; empty when delivered. */
+  /** {@return why it failed; empty when delivered} */
   public Optional<String> reason() {
     return Optional.ofNullable(reason);
   }
 
-  /** The delay the transport asked for before the next attempt, if any (retry only). */
+  /** {@return the delay the transport asked for before the next attempt, if any (retry only)} */
   public Optional<Duration> retryAfter() {
     return Optional.ofNullable(retryAfter);
   }
