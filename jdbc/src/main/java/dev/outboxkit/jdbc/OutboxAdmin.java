@@ -115,6 +115,38 @@ public final class OutboxAdmin {
   }
 
   /**
+   * The figures to watch, read in one statement: PENDING, IN_FLIGHT and DEAD counts and the age of
+   * the oldest PENDING event. Each figure is read from an index that holds only live rows (the
+   * partial indexes on PostgreSQL, the {@code (status, ...)} indexes elsewhere), so the cost grows
+   * with the backlog, never with the number of PUBLISHED rows: cheap enough to poll for metrics.
+   * The Micrometer binding polls it at a configurable interval.
+   */
+  public OutboxSnapshot snapshot() {
+    return query(
+        "read the outbox snapshot",
+        (c, s) -> {
+          try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().snapshot()));
+              ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            Instant oldest = s.dialect().getInstant(rs, "oldest");
+            Instant now = s.dialect().getInstant(rs, "db_now");
+            return new OutboxSnapshot(
+                rs.getLong("pending"),
+                rs.getLong("in_flight"),
+                rs.getLong("dead"),
+                oldest == null ? null : age(oldest, now),
+                now);
+          }
+        });
+  }
+
+  /** Zero, not negative, when the appending host's clock ran ahead of the database's. */
+  private static Duration age(Instant occurredAt, Instant now) {
+    Duration age = Duration.between(occurredAt, now);
+    return age.isNegative() ? Duration.ZERO : age;
+  }
+
+  /**
    * A page of DEAD events in table order.
    *
    * @param afterSeq 0 for the first page, else the {@link DeadEvent#seq()} of the last one seen

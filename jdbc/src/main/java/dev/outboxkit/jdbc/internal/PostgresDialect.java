@@ -202,6 +202,17 @@ public final class PostgresDialect extends SqlDialect {
   }
 
   @Override
+  public String snapshot() {
+    return """
+        SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
+               (SELECT COUNT(*) FROM {table} WHERE status = 'IN_FLIGHT') AS in_flight,
+               (SELECT COUNT(*) FROM {table} WHERE status = 'DEAD') AS dead,
+               (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq LIMIT 1)
+                 AS oldest,
+               now() AS db_now""";
+  }
+
+  @Override
   public String listDead() {
     return """
         SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, last_error,

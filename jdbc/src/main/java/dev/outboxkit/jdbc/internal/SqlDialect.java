@@ -110,6 +110,13 @@ public abstract class SqlDialect {
   /** Lowest-seq PENDING row's occurred_at and the database's now: no params. */
   public abstract String oldestPending();
 
+  /**
+   * The live figures in one statement, each from an index of live rows: no params; columns pending,
+   * in_flight, dead, oldest (the lowest-seq PENDING row's occurred_at, or null), db_now. The
+   * statuses are literals, not parameters, so PostgreSQL can match its partial indexes.
+   */
+  public abstract String snapshot();
+
   /** A page of DEAD events after a seq: params after-seq, limit. */
   public abstract String listDead();
 

@@ -1,0 +1,93 @@
+package dev.outboxkit.jdbc;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The live part of an outbox table at one moment, as read by {@link OutboxAdmin#snapshot()}: how
+ * many events wait, are being sent, or are quarantined, and how long the oldest waiting one has
+ * waited. Immutable; every figure comes from one statement, so they are consistent with each other.
+ */
+public final class OutboxSnapshot {
+  private final long pending;
+  private final long inFlight;
+  private final long dead;
+  private final Duration oldestPendingAge;
+  private final Instant takenAt;
+
+  OutboxSnapshot(
+      long pending, long inFlight, long dead, Duration oldestPendingAge, Instant takenAt) {
+    this.pending = pending;
+    this.inFlight = inFlight;
+    this.dead = dead;
+    this.oldestPendingAge = oldestPendingAge;
+    this.takenAt = Objects.requireNonNull(takenAt, "takenAt");
+  }
+
+  /** Events waiting to be claimed (new, retrying, or handed back). */
+  public long pending() {
+    return pending;
+  }
+
+  /** Events claimed by a relay and being sent. */
+  public long inFlight() {
+    return inFlight;
+  }
+
+  /** Quarantined events waiting for an operator (see {@link OutboxAdmin#listDead}). */
+  public long dead() {
+    return dead;
+  }
+
+  /**
+   * How long the first PENDING event by append order has waited since it occurred, by the database
+   * clock; empty when nothing is pending, zero if the appending host's clock ran ahead of the
+   * database's. A growing age means the relay falls behind or is stopped.
+   */
+  public Optional<Duration> oldestPendingAge() {
+    return Optional.ofNullable(oldestPendingAge);
+  }
+
+  /** When the figures were read, by the database clock. */
+  public Instant takenAt() {
+    return takenAt;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof OutboxSnapshot)) {
+      return false;
+    }
+    OutboxSnapshot s = (OutboxSnapshot) o;
+    return pending == s.pending
+        && inFlight == s.inFlight
+        && dead == s.dead
+        && Objects.equals(oldestPendingAge, s.oldestPendingAge)
+        && takenAt.equals(s.takenAt);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(pending, inFlight, dead, oldestPendingAge, takenAt);
+  }
+
+  @Override
+  public String toString() {
+    return "OutboxSnapshot[pending="
+        + pending
+        + ", inFlight="
+        + inFlight
+        + ", dead="
+        + dead
+        + ", oldestPendingAge="
+        + (oldestPendingAge == null ? "none" : oldestPendingAge)
+        + ", takenAt="
+        + takenAt
+        + "]";
+  }
+}
