@@ -37,12 +37,12 @@ public final class RecordingTransport implements Transport {
       this.result = result;
     }
 
-    /** The message as handed over. */
+    /** {@return the message as handed over, including its attempt number} */
     public OutboxMessage message() {
       return message;
     }
 
-    /** What the transport answered. */
+    /** {@return what the transport answered} */
     public SendResult result() {
       return result;
     }
@@ -70,14 +70,20 @@ public final class RecordingTransport implements Transport {
     return result;
   }
 
-  /** Every message handed over so far, with its result, in the order they arrived. */
+  /**
+   * {@return every message handed over so far, with its result, in the order they arrived} A
+   * snapshot: later sends do not change the returned list.
+   */
   public List<Attempt> attempts() {
     synchronized (attempts) {
       return List.copyOf(attempts);
     }
   }
 
-  /** Events whose send answered delivered, in delivery order; duplicates appear twice. */
+  /**
+   * {@return the events whose send answered delivered, in delivery order} Duplicates appear twice,
+   * so a test can see the at-least-once redeliveries it provoked.
+   */
   public List<OutboxEvent> deliveredEvents() {
     List<OutboxEvent> delivered = new ArrayList<>();
     for (Attempt a : attempts()) {
@@ -89,9 +95,13 @@ public final class RecordingTransport implements Transport {
   }
 
   /**
-   * Waits until at least {@code count} deliveries were recorded.
+   * Waits until at least {@code count} deliveries were recorded, so a test waits on a condition
+   * instead of sleeping.
    *
+   * @param count how many delivered results to wait for, duplicates included
+   * @param timeout how long to wait at most
    * @return true if they were, false if the timeout passed first
+   * @throws InterruptedException if the waiting thread is interrupted
    */
   public boolean awaitDelivered(int count, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();

@@ -72,17 +72,17 @@ public final class WebhookEndpoint {
     return new Builder(url);
   }
 
-  /** The URL requests are POSTed to. */
+  /** {@return the URL requests are POSTed to} */
   public URI url() {
     return url;
   }
 
-  /** How many secrets sign each request (one signature each). */
+  /** {@return how many secrets sign each request (one signature each)} */
   public int secretCount() {
     return secrets.size();
   }
 
-  /** Extra headers sent with every request, in insertion order. Unmodifiable. */
+  /** {@return the extra headers sent with every request, in insertion order; unmodifiable} */
   public Map<String, String> headers() {
     return headers;
   }

@@ -104,7 +104,7 @@ public final class WebhookSigner {
     return Collections.unmodifiableMap(headers);
   }
 
-  /** How many secrets sign each message (the number of signatures per header). */
+  /** {@return how many secrets sign each message (the number of signatures per header)} */
   public int secretCount() {
     return keys.size();
   }

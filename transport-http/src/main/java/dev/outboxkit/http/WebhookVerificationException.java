@@ -29,12 +29,12 @@ public class WebhookVerificationException extends OutboxException {
     this.webhookId = webhookId;
   }
 
-  /** Why the request was refused. */
+  /** {@return why the request was refused} */
   public WebhookVerifier.Refusal refusal() {
     return refusal;
   }
 
-  /** The {@code webhook-id} the request claimed (unverified), if it had one. */
+  /** {@return the {@code webhook-id} the request claimed (unverified), if it had one} */
   public Optional<String> webhookId() {
     return Optional.ofNullable(webhookId);
   }

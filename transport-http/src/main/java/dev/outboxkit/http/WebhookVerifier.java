@@ -307,33 +307,33 @@ public final class WebhookVerifier {
       return new Result(refusal, message, webhookId, null);
     }
 
-    /** True when the request is authentic and fresh. */
+    /** {@return true when the request is authentic and fresh} */
     public boolean isValid() {
       return refusal == null;
     }
 
-    /** Why the request was refused; empty when valid. */
+    /** {@return why the request was refused; empty when valid} */
     public Optional<Refusal> refusal() {
       return Optional.ofNullable(refusal);
     }
 
     /**
-     * A one-line explanation ({@code "valid"} when valid), safe to log or return to the sender: it
-     * never contains secrets, signatures or body content.
+     * {@return a one-line explanation ({@code "valid"} when valid)} Safe to log or return to the
+     * sender: it never contains secrets, signatures or body content.
      */
     public String message() {
       return message;
     }
 
     /**
-     * The {@code webhook-id} the request carried, if any: the value to deduplicate on. Only
-     * trustworthy when {@link #isValid()}.
+     * {@return the {@code webhook-id} the request carried, if any: the value to deduplicate on}
+     * Only trustworthy when {@link #isValid()}.
      */
     public Optional<String> webhookId() {
       return Optional.ofNullable(webhookId);
     }
 
-    /** The verified timestamp of the request; empty unless valid. */
+    /** {@return the verified timestamp of the request; empty unless valid} */
     public Optional<Instant> timestamp() {
       return Optional.ofNullable(timestamp);
     }

@@ -71,17 +71,17 @@ public final class JmsDestination {
     return new JmsDestination(Kind.OBJECT, null, destination);
   }
 
-  /** The kind of destination. */
+  /** {@return the kind of destination} */
   public Kind kind() {
     return kind;
   }
 
-  /** The queue or topic name; empty for {@link Kind#OBJECT}. */
+  /** {@return the queue or topic name; empty for {@link Kind#OBJECT}} */
   public Optional<String> name() {
     return Optional.ofNullable(name);
   }
 
-  /** The supplied destination object; empty for a queue or topic given by name. */
+  /** {@return the supplied destination object; empty for a queue or topic given by name} */
   public Optional<Destination> destination() {
     return Optional.ofNullable(destination);
   }

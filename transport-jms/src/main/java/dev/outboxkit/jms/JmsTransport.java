@@ -282,7 +282,14 @@ public final class JmsTransport implements Transport {
       this.factory = factory;
     }
 
-    /** Names the transport in log lines and thread names, e.g. after the broker it writes to. */
+    /**
+     * Names the transport in log lines and thread names, e.g. after the broker it writes to, so an
+     * application with several transports can tell their logs apart.
+     *
+     * @param name 1 to 100 letters, digits, {@code -}, {@code _} or {@code .}; default {@value
+     *     #DEFAULT_NAME}
+     * @return this builder
+     */
     public Builder name(String name) {
       if (name == null || !name.matches("[A-Za-z0-9_.-]{1,100}")) {
         throw new OutboxConfigurationException(
@@ -297,6 +304,9 @@ public final class JmsTransport implements Transport {
      * relay's thread, once per event and attempt; may return null to fall back to the default rule
      * (the event's destination as a queue name, else {@value #DEFAULT_QUEUE_PREFIX} + aggregate
      * type). If it throws, the event is retried.
+     *
+     * @param destinationRouter the routing function
+     * @return this builder
      */
     public Builder destinationRouter(Function<OutboxEvent, JmsDestination> destinationRouter) {
       if (destinationRouter == null) {
@@ -313,6 +323,10 @@ public final class JmsTransport implements Transport {
      * types, decoded in the {@code charset} parameter (UTF-8 unless given). A payload that is not
      * valid in its charset, or names an unknown one, is sent as a {@code BytesMessage}, so no byte
      * is ever altered. {@link JmsEvents#payload} reads both kinds back as bytes.
+     *
+     * @param textMessages true to send textual payloads as {@code TextMessage}, for consumers that
+     *     only read text
+     * @return this builder
      */
     public Builder textMessages(boolean textMessages) {
       this.textMessages = textMessages;
@@ -325,6 +339,7 @@ public final class JmsTransport implements Transport {
      *
      * @param user the user name, not blank
      * @param password the password; may be null or empty if the provider allows it
+     * @return this builder
      */
     public Builder credentials(String user, String password) {
       if (user == null || user.isBlank()) {
@@ -340,6 +355,9 @@ public final class JmsTransport implements Transport {
      * and the connection closed (which makes a hung provider call fail), and the batch is reported
      * unavailable. Keep it below the relay's send timeout, so that the transport, not the relay,
      * ends a hung call. Default {@link #DEFAULT_SEND_TIMEOUT}.
+     *
+     * @param sendTimeout the bound, positive
+     * @return this builder
      */
     public Builder sendTimeout(Duration sendTimeout) {
       this.sendTimeout = positive("sendTimeout", sendTimeout);
@@ -349,6 +367,9 @@ public final class JmsTransport implements Transport {
     /**
      * How long {@link JmsTransport#close()} waits for the provider to close the connection. Default
      * {@link #DEFAULT_CLOSE_TIMEOUT}.
+     *
+     * @param closeTimeout the bound, positive
+     * @return this builder
      */
     public Builder closeTimeout(Duration closeTimeout) {
       this.closeTimeout = positive("closeTimeout", closeTimeout);
@@ -356,7 +377,10 @@ public final class JmsTransport implements Transport {
     }
 
     /**
-     * Builds the transport. It does not connect yet: the connection is created on the first send.
+     * Builds the transport. It does not connect yet: the connection is created on the first send,
+     * so an application can start while its broker is still down.
+     *
+     * @return the transport, to hand to the relay
      */
     public JmsTransport build() {
       JmsTransport transport = new JmsTransport(this);

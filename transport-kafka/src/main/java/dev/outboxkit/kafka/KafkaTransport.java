@@ -310,7 +310,13 @@ public final class KafkaTransport implements Transport {
       this.borrowed = borrowed;
     }
 
-    /** Names the transport in log lines, e.g. after the cluster it writes to. */
+    /**
+     * Names the transport in log lines, e.g. after the cluster it writes to, so an application with
+     * several transports can tell their logs apart.
+     *
+     * @param name not blank; default {@value #DEFAULT_NAME}
+     * @return this builder
+     */
     public Builder name(String name) {
       if (name == null || name.isBlank()) {
         throw new OutboxConfigurationException("name must not be blank");
@@ -323,6 +329,9 @@ public final class KafkaTransport implements Transport {
      * Chooses the topic of events that have no destination. The function may return null to fall
      * back to the default rule ({@value #DEFAULT_TOPIC_PREFIX} + aggregate type). It is called on
      * the relay's thread, once per event and attempt; if it throws, the event is retried.
+     *
+     * @param topicRouter the routing function for events without a destination
+     * @return this builder
      */
     public Builder topicRouter(Function<OutboxEvent, String> topicRouter) {
       if (topicRouter == null) {
@@ -336,6 +345,9 @@ public final class KafkaTransport implements Transport {
      * Deadline of one batch (or single send), from the call until the last acknowledgement. At
      * least the producer's {@code delivery.timeout.ms}; below the relay's lease. Default {@link
      * #DEFAULT_SEND_TIMEOUT}.
+     *
+     * @param sendTimeout the deadline, positive
+     * @return this builder
      */
     public Builder sendTimeout(Duration sendTimeout) {
       this.sendTimeout = positive("sendTimeout", sendTimeout);
@@ -345,6 +357,9 @@ public final class KafkaTransport implements Transport {
     /**
      * How long {@link KafkaTransport#close()} lets an owned producer finish; zero drops what it
      * still holds. Default {@link #DEFAULT_CLOSE_TIMEOUT}.
+     *
+     * @param closeTimeout the bound, zero or positive
+     * @return this builder
      */
     public Builder closeTimeout(Duration closeTimeout) {
       if (closeTimeout == null || closeTimeout.isNegative()) {
@@ -359,6 +374,7 @@ public final class KafkaTransport implements Transport {
      * Builds the transport. An owned producer is created here (it connects lazily, on the first
      * send).
      *
+     * @return the transport, to hand to the relay
      * @throws OutboxConfigurationException if the producer config is incomplete or contradicts the
      *     send timeout
      */
