@@ -37,44 +37,47 @@ public final class DeadEvent {
   }
 
   /**
-   * Position in the table; pass the last one seen to {@link OutboxAdmin#listDead} for the next
-   * page.
+   * {@return the position in the table} Pass the last one seen to {@link OutboxAdmin#listDead} for
+   * the next page: keyset paging stays cheap however many DEAD rows there are.
    */
   public long seq() {
     return seq;
   }
 
-  /** The event id. */
+  /** {@return the event id, as delivered in every attempt} */
   public UUID id() {
     return id;
   }
 
-  /** The aggregate type. */
+  /** {@return the aggregate type} */
   public String aggregateType() {
     return aggregateType;
   }
 
-  /** The aggregate id. */
+  /**
+   * {@return the aggregate id} In ordered mode, this aggregate's later events wait until this one
+   * is replayed or discarded.
+   */
   public String aggregateId() {
     return aggregateId;
   }
 
-  /** The event type. */
+  /** {@return the event type} */
   public String eventType() {
     return eventType;
   }
 
-  /** Attempts made. */
+  /** {@return how many delivery attempts were charged before it was quarantined} */
   public int attempts() {
     return attempts;
   }
 
-  /** Why it was quarantined. */
+  /** {@return why it was quarantined: the transport's reason, never the payload} */
   public String lastError() {
     return lastError;
   }
 
-  /** When the event happened. */
+  /** {@return when the event happened} */
   public Instant occurredAt() {
     return occurredAt;
   }

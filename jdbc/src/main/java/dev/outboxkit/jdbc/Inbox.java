@@ -51,12 +51,12 @@ public final class Inbox {
     this.purgeBatchSize = b.purgeBatchSize;
   }
 
-  /** An inbox on {@code outbox_inbox}, dialect detected per connection. */
+  /** {@return an inbox on {@code outbox_inbox}, dialect detected per connection} */
   public static Inbox create() {
     return builder().build();
   }
 
-  /** Starts configuring an inbox for another table or an explicit dialect. */
+  /** {@return a builder, for another table or an explicit dialect} */
   public static Builder builder() {
     return new Builder();
   }
@@ -71,6 +71,8 @@ public final class Inbox {
    * @return true the first time (apply the effect), false if already processed (skip it)
    * @throws IllegalStateException if the connection is in auto-commit mode: the record would commit
    *     apart from the effect
+   * @throws SQLException if the insert fails; the caller's transaction is then in the state the
+   *     driver left it, so roll it back
    */
   public boolean markProcessed(Connection connection, String consumer, UUID eventId)
       throws SQLException {
@@ -104,6 +106,8 @@ public final class Inbox {
    * Deletes inbox rows older than the retention, in small transactions of their own. Keep the
    * retention longer than any redelivery can take (lease expiry plus retry backoff).
    *
+   * @param dataSource where the inbox table lives; each batch borrows and returns a connection
+   * @param retention how old a row must be to go
    * @return rows deleted
    */
   public long purgeOlderThan(DataSource dataSource, Duration retention) {
@@ -128,25 +132,41 @@ public final class Inbox {
 
     private Builder() {}
 
-    /** Uses this table instead of {@code outbox_inbox}. */
+    /**
+     * Uses this table instead of {@code outbox_inbox}.
+     *
+     * @param table {@code name} or {@code schema.name}, a plain SQL identifier
+     * @return this builder
+     */
     public Builder table(String table) {
       this.table = TableName.of(table);
       return this;
     }
 
-    /** Uses this dialect instead of detecting it. */
+    /**
+     * Uses this dialect instead of detecting it from each connection's metadata.
+     *
+     * @param dialect the database's dialect
+     * @return this builder
+     */
     public Builder dialect(Dialect dialect) {
       this.dialect = Objects.requireNonNull(dialect, "dialect");
       return this;
     }
 
-    /** Rows deleted per purge transaction (1 to 100,000; default 1000). */
+    /**
+     * Sets the rows deleted per purge transaction: small batches keep locks and undo short while
+     * the consumer keeps writing.
+     *
+     * @param purgeBatchSize 1 to 100,000; default 1000
+     * @return this builder
+     */
     public Builder purgeBatchSize(int purgeBatchSize) {
       this.purgeBatchSize = BatchedDelete.checkBatchSize(purgeBatchSize);
       return this;
     }
 
-    /** Builds the inbox. */
+    /** {@return the immutable, thread-safe inbox} */
     public Inbox build() {
       return new Inbox(this);
     }

@@ -50,7 +50,7 @@ public final class Outbox {
     DEFAULT.appendAll(connection, events);
   }
 
-  /** Starts configuring a writer for another table, dialect or payload limit. */
+  /** {@return a builder for a writer on another table, dialect or payload limit} */
   public static OutboxWriter.Builder writer() {
     return OutboxWriter.builder();
   }

@@ -25,7 +25,12 @@ import java.util.regex.Matcher;
 public final class OutboxSchema {
   private OutboxSchema() {}
 
-  /** Creates {@code outbox_event} for the connection's detected dialect, if it does not exist. */
+  /**
+   * Creates {@code outbox_event} for the connection's detected dialect, if it does not exist.
+   *
+   * @param connection a connection with DDL rights; not committed here
+   * @throws SQLException if a statement fails
+   */
   public static void create(Connection connection) throws SQLException {
     create(connection, TableName.DEFAULT);
   }
@@ -33,14 +38,23 @@ public final class OutboxSchema {
   /**
    * Creates the named table for the connection's detected dialect, if it does not exist.
    *
+   * @param connection a connection with DDL rights; not committed here
    * @param table {@code name} or {@code schema.name}, a plain SQL identifier
    * @throws OutboxConfigurationException if the name is not one
+   * @throws SQLException if a statement fails
    */
   public static void create(Connection connection, String table) throws SQLException {
     create(connection, table, Dialect.detect(connection));
   }
 
-  /** Creates the named table with an explicit dialect, if it does not exist. */
+  /**
+   * Creates the named table with an explicit dialect, if it does not exist.
+   *
+   * @param connection a connection with DDL rights; not committed here
+   * @param table {@code name} or {@code schema.name}, a plain SQL identifier
+   * @param dialect the database's dialect
+   * @throws SQLException if a statement fails
+   */
   public static void create(Connection connection, String table, Dialect dialect)
       throws SQLException {
     try (Statement s = connection.createStatement()) {
@@ -51,8 +65,10 @@ public final class OutboxSchema {
   }
 
   /**
-   * The DDL for a dialect and table, as a script of {@code ;}-terminated statements.
+   * {@return the DDL for a dialect and table, as a script of {@code ;}-terminated statements} For
+   * migration tools (Flyway, Liquibase) that should own the schema.
    *
+   * @param dialect the database's dialect
    * @param table {@code name} or {@code schema.name}; index names derive from the table part
    */
   public static String ddl(Dialect dialect, String table) {
@@ -64,7 +80,10 @@ public final class OutboxSchema {
    * appending statement, for relays built with {@code listenForNotifications(true)}. Off unless
    * installed, because notifying transactions commit one at a time (see the benchmarks).
    *
+   * @param connection a connection to PostgreSQL with rights to create functions and triggers
+   * @param table the outbox table the trigger watches
    * @throws OutboxConfigurationException on any other database
+   * @throws SQLException if a statement fails
    */
   public static void createNotifyTrigger(Connection connection, String table) throws SQLException {
     Dialect dialect = Dialect.detect(connection);
@@ -79,17 +98,34 @@ public final class OutboxSchema {
     }
   }
 
-  /** The PostgreSQL notification trigger's DDL for a table (see {@link #createNotifyTrigger}). */
+  /**
+   * {@return the PostgreSQL notification trigger's DDL for a table (see {@link
+   * #createNotifyTrigger})}
+   *
+   * @param table the outbox table the trigger watches
+   */
   public static String notifyDdl(String table) {
     return script("postgresql-notify.sql", TableName.DEFAULT, TableName.of(table));
   }
 
-  /** Creates the consumer inbox table {@code outbox_inbox} (see {@link Inbox}), if missing. */
+  /**
+   * Creates the consumer inbox table {@code outbox_inbox} (see {@link Inbox}), if missing.
+   *
+   * @param connection a connection with DDL rights to the consumer's database; not committed here
+   * @throws SQLException if a statement fails
+   */
   public static void createInbox(Connection connection) throws SQLException {
     createInbox(connection, Inbox.DEFAULT_TABLE, Dialect.detect(connection));
   }
 
-  /** Creates a consumer inbox table with this name and dialect, if missing. */
+  /**
+   * Creates a consumer inbox table with this name and dialect, if missing.
+   *
+   * @param connection a connection with DDL rights to the consumer's database; not committed here
+   * @param table {@code name} or {@code schema.name}, a plain SQL identifier
+   * @param dialect the database's dialect
+   * @throws SQLException if a statement fails
+   */
   public static void createInbox(Connection connection, String table, Dialect dialect)
       throws SQLException {
     try (Statement s = connection.createStatement()) {
@@ -99,7 +135,12 @@ public final class OutboxSchema {
     }
   }
 
-  /** The consumer inbox DDL for a dialect and table. */
+  /**
+   * {@return the consumer inbox DDL for a dialect and table, for migration tools}
+   *
+   * @param dialect the database's dialect
+   * @param table {@code name} or {@code schema.name}, a plain SQL identifier
+   */
   public static String inboxDdl(Dialect dialect, String table) {
     return script(
         Dialects.sql(dialect).inboxSchemaResource(), Inbox.DEFAULT_TABLE, TableName.of(table));
