@@ -48,17 +48,29 @@ public final class OutboxAdmin {
     this.purgeBatchSize = b.purgeBatchSize;
   }
 
-  /** An admin for {@code outbox_event}, dialect detected. */
+  /**
+   * {@return an admin for {@code outbox_event}, dialect detected on first use}
+   *
+   * @param dataSource where the table lives; each operation borrows and returns a connection
+   */
   public static OutboxAdmin create(DataSource dataSource) {
     return builder(dataSource).build();
   }
 
-  /** Starts configuring an admin for another table or dialect. */
+  /**
+   * {@return a builder, for another table, dialect or purge batch size}
+   *
+   * @param dataSource where the table lives; each operation borrows and returns a connection
+   */
   public static Builder builder(DataSource dataSource) {
     return new Builder(dataSource);
   }
 
-  /** Rows per status, counting the whole table (a full scan on large tables; for operators). */
+  /**
+   * {@return the rows per status, every status present (zero if none)} Counts the whole table, a
+   * full scan on large tables: for an operator's look, not for metrics polling (use {@link
+   * #snapshot()}).
+   */
   public Map<EventStatus, Long> countByStatus() {
     return query(
         "count events by status",
@@ -78,8 +90,10 @@ public final class OutboxAdmin {
   }
 
   /**
-   * Rows in one status. Index-driven for PENDING, IN_FLIGHT and DEAD, so cheap enough to poll for
-   * metrics whatever the number of PUBLISHED rows.
+   * {@return the number of rows in one status} Index-driven for PENDING, IN_FLIGHT and DEAD, so
+   * cheap enough to poll for metrics whatever the number of PUBLISHED rows.
+   *
+   * @param status the status to count
    */
   public long count(EventStatus status) {
     Objects.requireNonNull(status, "status");
@@ -97,8 +111,9 @@ public final class OutboxAdmin {
   }
 
   /**
-   * How long the oldest PENDING event (the first by append order) has waited since it occurred, by
-   * the database clock; empty when nothing is pending.
+   * {@return how long the oldest PENDING event (the first by append order) has waited since it
+   * occurred, by the database clock; empty when nothing is pending} The one figure that shows a
+   * relay that stopped or cannot keep up.
    */
   public Optional<Duration> oldestPendingAge() {
     return query(
@@ -115,11 +130,11 @@ public final class OutboxAdmin {
   }
 
   /**
-   * The figures to watch, read in one statement: PENDING, IN_FLIGHT and DEAD counts and the age of
-   * the oldest PENDING event. Each figure is read from an index that holds only live rows (the
-   * partial indexes on PostgreSQL, the {@code (status, ...)} indexes elsewhere), so the cost grows
-   * with the backlog, never with the number of PUBLISHED rows: cheap enough to poll for metrics.
-   * The Micrometer binding polls it at a configurable interval.
+   * {@return the figures to watch, read in one statement: PENDING, IN_FLIGHT and DEAD counts and
+   * the age of the oldest PENDING event} Each figure is read from an index that holds only live
+   * rows (the partial indexes on PostgreSQL, the {@code (status, ...)} indexes elsewhere), so the
+   * cost grows with the backlog, never with the number of PUBLISHED rows: cheap enough to poll for
+   * metrics. The Micrometer binding polls it at a configurable interval.
    */
   public OutboxSnapshot snapshot() {
     return query(
@@ -151,6 +166,7 @@ public final class OutboxAdmin {
    *
    * @param afterSeq 0 for the first page, else the {@link DeadEvent#seq()} of the last one seen
    * @param limit page size (1 to 1000)
+   * @return up to {@code limit} DEAD events with a larger {@code seq}; empty after the last page
    */
   public List<DeadEvent> listDead(long afterSeq, int limit) {
     if (limit < 1 || limit > 1000) {
@@ -186,13 +202,19 @@ public final class OutboxAdmin {
    * Sends a DEAD event again: back to PENDING, available now, attempts reset. In ordered mode its
    * aggregate resumes behind it.
    *
+   * @param eventId the id of the DEAD event, e.g. from {@link #listDead}
    * @return false if no DEAD event has this id
    */
   public boolean replay(UUID eventId) {
     return updateById("replay DEAD event " + eventId, eventId, true) == 1;
   }
 
-  /** Replays every DEAD event; returns how many. */
+  /**
+   * Replays every DEAD event, e.g. after fixing the consumer or endpoint that rejected them. In one
+   * statement: fine for the usual handful, heavy for a very large DEAD set.
+   *
+   * @return how many events went back to PENDING
+   */
   public int replayAllDead() {
     return query(
         "replay all DEAD events",
@@ -206,6 +228,7 @@ public final class OutboxAdmin {
   /**
    * Deletes a DEAD event for good; in ordered mode its aggregate moves on without it.
    *
+   * @param eventId the id of the DEAD event, e.g. from {@link #listDead}
    * @return false if no DEAD event has this id
    */
   public boolean discard(UUID eventId) {
@@ -217,6 +240,7 @@ public final class OutboxAdmin {
    * transaction per batch so relays and appenders are never blocked for long. PENDING, IN_FLIGHT
    * and DEAD rows are never touched.
    *
+   * @param retention how long finished rows are kept, e.g. for audits or to answer "was it sent?"
    * @return rows deleted
    */
   public long purgeFinished(Duration retention) {
@@ -277,25 +301,41 @@ public final class OutboxAdmin {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     }
 
-    /** Administers this table instead of {@code outbox_event}. */
+    /**
+     * Administers this table instead of {@code outbox_event}.
+     *
+     * @param table {@code name} or {@code schema.name}, a plain SQL identifier
+     * @return this builder
+     */
     public Builder table(String table) {
       this.table = TableName.of(table);
       return this;
     }
 
-    /** Uses this dialect instead of detecting it. */
+    /**
+     * Uses this dialect instead of detecting it from the first connection.
+     *
+     * @param dialect the database's dialect
+     * @return this builder
+     */
     public Builder dialect(Dialect dialect) {
       this.dialect = Objects.requireNonNull(dialect, "dialect");
       return this;
     }
 
-    /** Rows deleted per purge transaction (1 to 100,000). */
+    /**
+     * Sets the rows deleted per purge transaction: small batches keep each transaction, its locks
+     * and its undo short while relays and writers work on the same table.
+     *
+     * @param purgeBatchSize 1 to 100,000; default {@value OutboxAdmin#DEFAULT_PURGE_BATCH_SIZE}
+     * @return this builder
+     */
     public Builder purgeBatchSize(int purgeBatchSize) {
       this.purgeBatchSize = BatchedDelete.checkBatchSize(purgeBatchSize);
       return this;
     }
 
-    /** Builds the admin. */
+    /** {@return the immutable, thread-safe admin} */
     public OutboxAdmin build() {
       return new OutboxAdmin(this);
     }

@@ -174,12 +174,13 @@ public final class OutboxRelay implements AutoCloseable {
    *
    * @param dataSource where the relay borrows connections for its short transactions
    * @param transport where events go; the relay does not close it
+   * @return a builder with the {@code DEFAULT_*} settings
    */
   public static Builder builder(DataSource dataSource, Transport transport) {
     return new Builder(dataSource, transport);
   }
 
-  /** The relay's name, as in its log lines and lease owners. */
+  /** {@return the relay's name, as in its log lines and lease owners} */
   public String name() {
     return settings.name;
   }
@@ -232,6 +233,7 @@ public final class OutboxRelay implements AutoCloseable {
    * delivered, scheduled for retry, quarantined or expired. Handy in tests.
    *
    * @return events handled
+   * @throws OutboxStorageException if the database failed; nothing is lost
    */
   public int drain() {
     int total = 0;
@@ -381,7 +383,15 @@ public final class OutboxRelay implements AutoCloseable {
       this.transport = Objects.requireNonNull(transport, "transport");
     }
 
-    /** Names the relay in logs and lease owners (letters, digits, {@code -_.}, up to 100). */
+    /**
+     * Names the relay in logs, thread names and lease owners, so an operator can tell which process
+     * holds a row; several relays on one table may share a name (a random suffix keeps their leases
+     * apart).
+     *
+     * @param name 1 to 100 letters, digits, {@code -}, {@code _} or {@code .}; default {@code
+     *     outbox-relay}
+     * @return this builder
+     */
     public Builder name(String name) {
       if (name == null || !name.matches("[A-Za-z0-9_.-]{1,100}")) {
         throw new OutboxConfigurationException(
@@ -391,19 +401,38 @@ public final class OutboxRelay implements AutoCloseable {
       return this;
     }
 
-    /** Relays this table instead of {@code outbox_event} ({@code name} or {@code schema.name}). */
+    /**
+     * Relays this table instead of {@code outbox_event}, e.g. one outbox per bounded context.
+     *
+     * @param table {@code name} or {@code schema.name}, a plain SQL identifier
+     * @return this builder
+     */
     public Builder table(String table) {
       this.table = TableName.of(table);
       return this;
     }
 
-    /** Uses this dialect instead of detecting it from the first connection. */
+    /**
+     * Uses this dialect instead of detecting it from the first connection, e.g. when a proxy or
+     * pool hides the database's product name.
+     *
+     * @param dialect the database's dialect
+     * @return this builder
+     */
     public Builder dialect(Dialect dialect) {
       this.dialect = Objects.requireNonNull(dialect, "dialect");
       return this;
     }
 
-    /** Events claimed and sent per round (1 to {@value OutboxRelay#MAX_BATCH_SIZE}). */
+    /**
+     * Sets how many events are claimed and sent per round. Larger batches amortise the claim and
+     * acknowledgement transactions and let transports pipeline; smaller ones bound the work a crash
+     * hands to the next lease holder.
+     *
+     * @param batchSize 1 to {@value OutboxRelay#MAX_BATCH_SIZE}; default {@value
+     *     OutboxRelay#DEFAULT_BATCH_SIZE}
+     * @return this builder
+     */
     public Builder batchSize(int batchSize) {
       if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
         throw new OutboxConfigurationException(
@@ -416,6 +445,9 @@ public final class OutboxRelay implements AutoCloseable {
     /**
      * Longest pause between polls while the table is idle. After a full batch the relay claims
      * again at once; after an empty one it waits 5 ms, doubling up to this interval.
+     *
+     * @param pollInterval the longest idle pause, positive; default {@link #DEFAULT_POLL_INTERVAL}
+     * @return this builder
      */
     public Builder pollInterval(Duration pollInterval) {
       this.pollInterval = positive("pollInterval", pollInterval);
@@ -425,19 +457,35 @@ public final class OutboxRelay implements AutoCloseable {
     /**
      * How long a claim holds its events. If the relay dies, its events wait this long before
      * another relay takes them. Must exceed {@link #sendTimeout}.
+     *
+     * @param leaseDuration the lease, positive; default {@link #DEFAULT_LEASE_DURATION}
+     * @return this builder
      */
     public Builder leaseDuration(Duration leaseDuration) {
       this.leaseDuration = positive("leaseDuration", leaseDuration);
       return this;
     }
 
-    /** Longest time the transport may take for one batch; then it is handed back and retried. */
+    /**
+     * Sets the longest time the transport may take for one batch; then it is handed back and
+     * retried. Shorter than the lease, so a slow send cannot outlive its claim.
+     *
+     * @param sendTimeout the bound, positive; default {@link #DEFAULT_SEND_TIMEOUT}
+     * @return this builder
+     */
     public Builder sendTimeout(Duration sendTimeout) {
       this.sendTimeout = positive("sendTimeout", sendTimeout);
       return this;
     }
 
-    /** Attempts before an event that keeps failing event-specifically becomes DEAD (at least 1). */
+    /**
+     * Sets the attempts before an event that keeps failing event-specifically becomes DEAD.
+     * Transport outages ({@code unavailable}) are not charged, so this budget only counts failures
+     * of the event itself.
+     *
+     * @param maxAttempts at least 1; default {@value OutboxRelay#DEFAULT_MAX_ATTEMPTS}
+     * @return this builder
+     */
     public Builder maxAttempts(int maxAttempts) {
       if (maxAttempts < 1) {
         throw new OutboxConfigurationException(
@@ -449,7 +497,12 @@ public final class OutboxRelay implements AutoCloseable {
 
     /**
      * Retry delays: after the n-th failed attempt an event waits a uniformly random time up to
-     * {@code min(max, initial * 2^(n-1))} (exponential backoff with full jitter).
+     * {@code min(max, initial * 2^(n-1))} (exponential backoff with full jitter). The jitter
+     * spreads the retries of a failed batch, so they do not return together.
+     *
+     * @param initial cap of the first delay, positive; default {@link #DEFAULT_RETRY_INITIAL}
+     * @param max largest delay, not below {@code initial}; default {@link #DEFAULT_RETRY_MAX}
+     * @return this builder
      */
     public Builder retryBackoff(Duration initial, Duration max) {
       this.retryInitial = positive("retryBackoff initial", initial);
@@ -459,7 +512,12 @@ public final class OutboxRelay implements AutoCloseable {
 
     /**
      * Pauses while the transport is unavailable: from {@code initial}, doubling up to {@code max};
-     * after each pause one event probes the transport.
+     * after each pause one event probes the transport, so a broker that is down costs one probe per
+     * pause instead of a failed batch per poll.
+     *
+     * @param initial first pause, positive; default {@link #DEFAULT_OUTAGE_INITIAL}
+     * @param max longest pause, not below {@code initial}; default {@link #DEFAULT_OUTAGE_MAX}
+     * @return this builder
      */
     public Builder outageBackoff(Duration initial, Duration max) {
       this.outageInitial = positive("outageBackoff initial", initial);
@@ -470,13 +528,22 @@ public final class OutboxRelay implements AutoCloseable {
     /**
      * Ordered mode (default true): each aggregate's events are published one after another in
      * append order. Unordered mode claims any available event, for the most parallelism.
+     *
+     * @param ordered false when consumers do not depend on per-aggregate order
+     * @return this builder
      */
     public Builder ordered(boolean ordered) {
       this.ordered = ordered;
       return this;
     }
 
-    /** Deletes delivered events instead of keeping them as PUBLISHED (default false). */
+    /**
+     * Deletes delivered events instead of keeping them as PUBLISHED (default false): no purge job
+     * is needed, at the cost of the record of what went out and when.
+     *
+     * @param deleteOnPublish true to delete on acknowledgement
+     * @return this builder
+     */
     public Builder deleteOnPublish(boolean deleteOnPublish) {
       this.deleteOnPublish = deleteOnPublish;
       return this;
@@ -489,25 +556,46 @@ public final class OutboxRelay implements AutoCloseable {
      * holds one connection of the data source while the relay runs. Off by default because
      * notifying transactions commit one at a time, which costs append throughput under many
      * concurrent writers (measured in the benchmarks); polling stays on as the safety net.
+     *
+     * @param listen true to listen for the trigger's notifications
+     * @return this builder
      */
     public Builder listenForNotifications(boolean listen) {
       this.listenForNotifications = listen;
       return this;
     }
 
-    /** Receives the relay's events, for metrics; see {@link RelayListener}. */
+    /**
+     * Receives the relay's events, for metrics; see {@link RelayListener}.
+     *
+     * @param listener called on the relay's thread; keep it fast and non-blocking (what it throws
+     *     is logged and ignored)
+     * @return this builder
+     */
     public Builder listener(RelayListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 
-    /** The clock for the relay's own scheduling and lag figures (leases use the database's). */
+    /**
+     * Sets the clock for the relay's own scheduling and lag figures (leases use the database's), so
+     * tests can move time instead of sleeping.
+     *
+     * @param clock the clock; default the UTC system clock
+     * @return this builder
+     */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 
-    /** How long {@link OutboxRelay#close()} waits for the batch in flight. */
+    /**
+     * Sets how long {@link OutboxRelay#close()} waits for the batch in flight before interrupting
+     * it; keep it below the time your platform gives the application to stop.
+     *
+     * @param shutdownTimeout the bound, positive; default {@link #DEFAULT_SHUTDOWN_TIMEOUT}
+     * @return this builder
+     */
     public Builder shutdownTimeout(Duration shutdownTimeout) {
       this.shutdownTimeout = positive("shutdownTimeout", shutdownTimeout);
       return this;
@@ -523,6 +611,7 @@ public final class OutboxRelay implements AutoCloseable {
      * Builds the relay; it does nothing until {@link OutboxRelay#start()} or {@link
      * OutboxRelay#runOnce()}.
      *
+     * @return the immutable relay, which logs its effective settings once
      * @throws OutboxConfigurationException if options contradict each other
      */
     public OutboxRelay build() {

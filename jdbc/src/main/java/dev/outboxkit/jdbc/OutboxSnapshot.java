@@ -26,31 +26,31 @@ public final class OutboxSnapshot {
     this.takenAt = Objects.requireNonNull(takenAt, "takenAt");
   }
 
-  /** Events waiting to be claimed (new, retrying, or handed back). */
+  /** {@return the events waiting to be claimed (new, retrying, or handed back)} */
   public long pending() {
     return pending;
   }
 
-  /** Events claimed by a relay and being sent. */
+  /** {@return the events claimed by a relay and being sent} */
   public long inFlight() {
     return inFlight;
   }
 
-  /** Quarantined events waiting for an operator (see {@link OutboxAdmin#listDead}). */
+  /** {@return the quarantined events waiting for an operator (see {@link OutboxAdmin#listDead})} */
   public long dead() {
     return dead;
   }
 
   /**
-   * How long the first PENDING event by append order has waited since it occurred, by the database
-   * clock; empty when nothing is pending, zero if the appending host's clock ran ahead of the
-   * database's. A growing age means the relay falls behind or is stopped.
+   * {@return how long the first PENDING event by append order has waited since it occurred, by the
+   * database clock; empty when nothing is pending} Zero if the appending host's clock ran ahead of
+   * the database's. A growing age means the relay falls behind or is stopped.
    */
   public Optional<Duration> oldestPendingAge() {
     return Optional.ofNullable(oldestPendingAge);
   }
 
-  /** When the figures were read, by the database clock. */
+  /** {@return when the figures were read, by the database clock} */
   public Instant takenAt() {
     return takenAt;
   }

@@ -10,6 +10,7 @@ import java.sql.SQLException;
 public class OutboxStorageException extends OutboxException {
   private static final long serialVersionUID = 1L;
 
+  /** Kept as a field so operators' tooling can tell which of several outboxes failed. */
   private final String table;
 
   /**
@@ -22,7 +23,7 @@ public class OutboxStorageException extends OutboxException {
     this.table = table;
   }
 
-  /** The outbox table involved. */
+  /** {@return the outbox table involved} */
   public String table() {
     return table;
   }

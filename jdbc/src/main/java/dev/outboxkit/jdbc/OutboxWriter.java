@@ -56,7 +56,7 @@ public final class OutboxWriter {
     }
   }
 
-  /** Starts a writer configuration with the defaults of {@link Outbox#append}. */
+  /** {@return a builder that starts from the defaults of {@link Outbox#append}} */
   public static Builder builder() {
     return new Builder();
   }
@@ -113,7 +113,7 @@ public final class OutboxWriter {
     }
   }
 
-  /** The table this writer appends to. */
+  /** {@return the table this writer appends to, as written in SQL} */
   public String table() {
     return table.qualified();
   }
@@ -177,6 +177,7 @@ public final class OutboxWriter {
      * Appends to this table instead of {@code outbox_event}.
      *
      * @param table {@code name} or {@code schema.name}, a plain SQL identifier
+     * @return this builder
      * @throws OutboxConfigurationException if it is not one
      */
     public Builder table(String table) {
@@ -184,7 +185,13 @@ public final class OutboxWriter {
       return this;
     }
 
-    /** Uses this dialect instead of detecting it from each connection's metadata. */
+    /**
+     * Uses this dialect instead of detecting it from each connection's metadata, which saves a
+     * metadata call per append and works behind proxies that hide the product name.
+     *
+     * @param dialect the database's dialect
+     * @return this builder
+     */
     public Builder dialect(Dialect dialect) {
       this.dialect = Objects.requireNonNull(dialect, "dialect");
       return this;
@@ -193,6 +200,9 @@ public final class OutboxWriter {
     /**
      * Allows appends on auto-commit connections, where each event commits on its own. Off by
      * default, because then the event is not atomic with the business writes.
+     *
+     * @param allow true for standalone events that need no business write beside them
+     * @return this builder
      */
     public Builder allowAutoCommit(boolean allow) {
       this.allowAutoCommit = allow;
@@ -203,6 +213,9 @@ public final class OutboxWriter {
      * Refuses payloads larger than this many bytes (default {@value
      * OutboxWriter#DEFAULT_MAX_PAYLOAD_BYTES}). Brokers have limits too (Kafka's default is about 1
      * MB); refusing early keeps undeliverable events out of the table.
+     *
+     * @param maxPayloadBytes at least 1
+     * @return this builder
      */
     public Builder maxPayloadBytes(int maxPayloadBytes) {
       if (maxPayloadBytes < 1) {
@@ -213,7 +226,7 @@ public final class OutboxWriter {
       return this;
     }
 
-    /** Builds the writer. */
+    /** {@return the immutable, thread-safe writer} */
     public OutboxWriter build() {
       return new OutboxWriter(this);
     }

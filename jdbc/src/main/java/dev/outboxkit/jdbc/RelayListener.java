@@ -34,6 +34,8 @@ public interface RelayListener {
   /**
    * An event was confirmed by the broker and marked published.
    *
+   * @param event the event, as stored
+   * @param attempt the attempt that succeeded, 1 on the first try; above 1 shows retries paid off
    * @param lag from the event's {@code occurredAt} to now, by the relay's clock
    */
   default void published(OutboxEvent event, int attempt, Duration lag) {}
@@ -41,29 +43,51 @@ public interface RelayListener {
   /**
    * An event failed and will be tried again.
    *
+   * @param event the event, as stored
+   * @param attempt the attempt that failed, 1 on the first try
+   * @param reason the transport's reason, as recorded in {@code last_error}
    * @param delay how long until it becomes claimable again
    */
   default void retried(OutboxEvent event, int attempt, String reason, Duration delay) {}
 
-  /** An event was quarantined as DEAD; it waits for an operator to replay or discard it. */
+  /**
+   * An event was quarantined as DEAD; it waits for an operator to replay or discard it. Worth an
+   * alert: in ordered mode the event's aggregate is held back until then.
+   *
+   * @param event the event, as stored
+   * @param attempt the last attempt made
+   * @param reason why, as recorded in {@code last_error}
+   */
   default void dead(OutboxEvent event, int attempt, String reason) {}
 
-  /** An event passed its expiry before it could be sent and was marked EXPIRED. */
+  /**
+   * An event passed its expiry before it could be sent and was marked EXPIRED.
+   *
+   * @param event the event, as stored
+   */
   default void expired(OutboxEvent event) {}
 
   /**
    * The transport reported an outage; the relay pauses claiming.
    *
+   * @param reason the transport's reason
    * @param pause how long until the next probe
    */
   default void transportUnavailable(String reason, Duration pause) {}
 
-  /** The transport answered again after an outage. */
+  /**
+   * The transport answered again after an outage.
+   *
+   * @param outage how long it lasted, by the relay's clock
+   */
   default void transportRecovered(Duration outage) {}
 
   /**
    * Acknowledgements were refused because this relay's lease had expired and another relay took the
-   * events over; they will be (or were) delivered again by the new owner.
+   * events over; they will be (or were) delivered again by the new owner. Frequent lease losses
+   * mean the lease is too short for the send time: raise {@code leaseDuration}.
+   *
+   * @param events how many acknowledgements were refused
    */
   default void leaseLost(int events) {}
 }
