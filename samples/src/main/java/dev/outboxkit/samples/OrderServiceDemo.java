@@ -34,14 +34,24 @@ public final class OrderServiceDemo {
 
   private OrderServiceDemo() {}
 
-  /** Runs the demo and exits 0 when every committed order's event was published. */
+  /**
+   * Runs the demo and exits 0 when every committed order's event was published.
+   *
+   * @param args ignored
+   * @throws Exception if the demo's database or receiver failed
+   */
   public static void main(String[] args) throws Exception {
     if (run() != 0) {
       System.exit(1);
     }
   }
 
-  /** Runs the demo; returns 0 on success. */
+  /**
+   * Runs the demo.
+   *
+   * @return 0 when every committed order's event was published and delivered once, else 1
+   * @throws Exception if the demo's database or receiver failed
+   */
   public static int run() throws Exception {
     System.out.println("OutboxKit demo: orders on H2, events relayed at least once\n");
     JdbcConnectionPool ds =
