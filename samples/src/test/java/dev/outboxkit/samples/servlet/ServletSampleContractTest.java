@@ -2,6 +2,7 @@ package dev.outboxkit.samples.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxSchema;
@@ -49,6 +50,7 @@ abstract class ServletSampleContractTest {
 
   private final HttpClient http = HttpClient.newHttpClient();
   private TestDatabase db;
+  private HikariDataSource containerPool;
   private WebhookReceiver receiver;
   private Server server;
   private WebAppContext webapp;
@@ -102,8 +104,9 @@ abstract class ServletSampleContractTest {
     webapp.setInitParameter(OutboxRelayListener.WEBHOOK_SECRET_PARAM, SECRET);
     webapp.setInitParameter(OutboxRelayListener.WEBHOOK_ALLOW_LOCAL_PARAM, "true");
     webapp.setInitParameter(OutboxRelayListener.SHUTDOWN_TIMEOUT_PARAM, "PT1S");
-    // The container resource that web.xml's resource-ref jdbc/orders links to.
-    new Resource(webapp, "jdbc/orders", db.dataSource());
+    // The container's pool, bound as the resource that web.xml's resource-ref jdbc/orders names.
+    containerPool = db.newDataSource(8);
+    new Resource(webapp, "jdbc/orders", containerPool);
     server.setHandler(webapp);
     server.start();
     assertThat(webapp.isAvailable()).as("web app deployed").isTrue();
@@ -114,6 +117,7 @@ abstract class ServletSampleContractTest {
   void undeploy() throws Exception {
     server.stop();
     receiver.close();
+    containerPool.close();
   }
 
   @Test
@@ -174,6 +178,8 @@ abstract class ServletSampleContractTest {
     assertThat(admin().count(EventStatus.PENDING)).isEqualTo(1);
     assertThat(count("SELECT COUNT(*) FROM outbox_event WHERE lease_owner IS NULL")).isEqualTo(1);
     assertThat(receiver.received).isEmpty();
+    // Neither the servlet nor the relay kept a connection of the container's pool.
+    assertThat(containerPool.getHikariPoolMXBean().getActiveConnections()).isZero();
   }
 
   private HttpResponse<String> post(String id, String sku, int quantity) throws Exception {
