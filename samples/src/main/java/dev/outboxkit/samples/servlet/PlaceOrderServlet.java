@@ -108,13 +108,8 @@ public final class PlaceOrderServlet extends HttpServlet {
             c,
             OutboxEvent.builder("Order", id, "OrderPlaced")
                 .payload(
-                    "{\"order\":\""
-                        + id
-                        + "\",\"sku\":\""
-                        + sku
-                        + "\",\"quantity\":"
-                        + quantity
-                        + "}")
+                    String.format(
+                        "{\"order\":\"%s\",\"sku\":\"%s\",\"quantity\":%d}", id, sku, quantity))
                 .build());
         // The business rule, checked last on purpose: when it fails, the rollback takes back the
         // order row and the event already written.
