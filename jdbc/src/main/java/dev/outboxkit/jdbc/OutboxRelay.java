@@ -120,6 +120,7 @@ public final class OutboxRelay implements AutoCloseable {
             b.maxAttempts,
             b.deleteOnPublish,
             MAX_RETRY_AFTER,
+            b.sendIndividually,
             b.clock);
     this.table = b.table.qualified();
     this.pollInterval = b.pollInterval;
@@ -151,7 +152,7 @@ public final class OutboxRelay implements AutoCloseable {
     log.info(
         "[{}] relay configured: table={}, batchSize={}, ordered={}, pollInterval={}, lease={},"
             + " sendTimeout={}, maxAttempts={}, retryBackoff={}..{}, outagePause={}..{},"
-            + " deleteOnPublish={}, listenForNotifications={}, transport={}",
+            + " deleteOnPublish={}, listenForNotifications={}, sendIndividually={}, transport={}",
         b.name,
         b.table,
         b.batchSize,
@@ -166,6 +167,7 @@ public final class OutboxRelay implements AutoCloseable {
         b.outageMax,
         b.deleteOnPublish,
         b.listenForNotifications,
+        b.sendIndividually,
         b.transport.getClass().getSimpleName());
   }
 
@@ -374,6 +376,7 @@ public final class OutboxRelay implements AutoCloseable {
     private boolean ordered = true;
     private boolean deleteOnPublish;
     private boolean listenForNotifications;
+    private boolean sendIndividually;
     private RelayListener listener = RelayListener.NONE;
     private Clock clock = Clock.systemUTC();
     private Random random = new Random();
@@ -562,6 +565,21 @@ public final class OutboxRelay implements AutoCloseable {
      */
     public Builder listenForNotifications(boolean listen) {
       this.listenForNotifications = listen;
+      return this;
+    }
+
+    /**
+     * Sends each event of a batch in its own transport call (default false), with the event's
+     * identifiers in the MDC ({@link OutboxMdc}) during the call. Costs nothing with a transport
+     * that implements only {@code Transport.send} (its {@code sendBatch} sends one at a time
+     * anyway) and lets its log lines carry the event; costs throughput with a transport that
+     * pipelines batches (Kafka, JMS, webhooks), whose batches then shrink to one event.
+     *
+     * @param sendIndividually true to call the transport once per event
+     * @return this builder
+     */
+    public Builder sendIndividually(boolean sendIndividually) {
+      this.sendIndividually = sendIndividually;
       return this;
     }
 

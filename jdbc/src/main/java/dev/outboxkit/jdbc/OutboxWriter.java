@@ -3,6 +3,7 @@ package dev.outboxkit.jdbc;
 import dev.outboxkit.InvalidEventException;
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.jdbc.internal.ContextHeaders;
 import dev.outboxkit.jdbc.internal.Dialects;
 import dev.outboxkit.jdbc.internal.HeadersCodec;
 import dev.outboxkit.jdbc.internal.Micros;
@@ -15,6 +16,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * Writes events into the outbox table on the caller's connection, inside the caller's transaction.
@@ -35,6 +37,11 @@ import java.util.Objects;
  * given. Each append is one INSERT (one JDBC batch for {@link #appendAll}); drivers that cache
  * prepared statements (PostgreSQL by default, MySQL with {@code cachePrepStmts=true}) reuse the
  * statement across calls.
+ *
+ * <p>Trace context: an event carries a W3C {@code traceparent}/{@code tracestate} to its consumers
+ * as an ordinary header, set by the caller on the event or taken from the caller's context at
+ * append time by {@link Builder#contextHeaders(Supplier)}; transports deliver headers unchanged
+ * (Kafka header, JMS property, HTTP header). No tracing library is needed.
  */
 public final class OutboxWriter {
   /** Largest payload accepted by default: {@value} bytes (1 MiB). */
@@ -44,6 +51,7 @@ public final class OutboxWriter {
   private final Dialect dialect;
   private final boolean allowAutoCommit;
   private final int maxPayloadBytes;
+  private final ContextHeaders contextHeaders;
   private final Map<Dialect, String> insertSql = new EnumMap<>(Dialect.class);
 
   private OutboxWriter(Builder b) {
@@ -51,6 +59,7 @@ public final class OutboxWriter {
     this.dialect = b.dialect;
     this.allowAutoCommit = b.allowAutoCommit;
     this.maxPayloadBytes = b.maxPayloadBytes;
+    this.contextHeaders = b.contextHeaders;
     for (Dialect d : Dialect.values()) {
       insertSql.put(d, Dialects.sql(d).insert().replace("{table}", table.qualified()));
     }
@@ -78,8 +87,9 @@ public final class OutboxWriter {
     checkPayload(event);
     Dialect d = dialectOf(connection);
     SqlDialect sql = Dialects.sql(d);
+    Map<String, String> context = context();
     try (PreparedStatement ps = connection.prepareStatement(insertSql.get(d))) {
-      bind(sql, ps, event);
+      bind(sql, ps, event, context);
       ps.executeUpdate();
     }
   }
@@ -104,9 +114,10 @@ public final class OutboxWriter {
     }
     Dialect d = dialectOf(connection);
     SqlDialect sql = Dialects.sql(d);
+    Map<String, String> context = context();
     try (PreparedStatement ps = connection.prepareStatement(insertSql.get(d))) {
       for (OutboxEvent event : events) {
-        bind(sql, ps, event);
+        bind(sql, ps, event, context);
         ps.addBatch();
       }
       ps.executeBatch();
@@ -143,11 +154,16 @@ public final class OutboxWriter {
     }
   }
 
+  private Map<String, String> context() {
+    return contextHeaders == null ? Map.of() : contextHeaders.current();
+  }
+
   private Dialect dialectOf(Connection connection) throws SQLException {
     return dialect != null ? dialect : Dialect.detect(connection);
   }
 
-  private static void bind(SqlDialect sql, PreparedStatement ps, OutboxEvent e)
+  private static void bind(
+      SqlDialect sql, PreparedStatement ps, OutboxEvent e, Map<String, String> context)
       throws SQLException {
     sql.setUuid(ps, 1, e.id());
     ps.setString(2, e.aggregateType());
@@ -158,7 +174,7 @@ public final class OutboxWriter {
     ps.setString(7, e.tenant().orElse(null));
     ps.setBytes(8, e.payload());
     ps.setString(9, e.contentType());
-    ps.setString(10, HeadersCodec.encode(e.headers()));
+    ps.setString(10, HeadersCodec.encode(ContextHeaders.merge(e.headers(), context)));
     sql.setInstant(ps, 11, e.occurredAt());
     ps.setLong(12, Micros.of(e.delay()));
     sql.setInstant(ps, 13, e.expiresAt().orElse(null));
@@ -170,6 +186,7 @@ public final class OutboxWriter {
     private Dialect dialect;
     private boolean allowAutoCommit;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+    private ContextHeaders contextHeaders;
 
     private Builder() {}
 
@@ -223,6 +240,33 @@ public final class OutboxWriter {
             "maxPayloadBytes must be at least 1, was " + maxPayloadBytes);
       }
       this.maxPayloadBytes = maxPayloadBytes;
+      return this;
+    }
+
+    /**
+     * Adds headers taken from the appending caller's context to every event, typically the W3C
+     * trace context of the current span, so consumers continue the producer's trace. The supplier
+     * is called once per {@code append}/{@code appendAll}, on the appending thread; an event that
+     * already carries a header of the same name (any letter case) keeps its own. A null or empty
+     * map adds nothing. The headers obey the rules of {@link OutboxEvent.Builder#header}, and a
+     * {@code traceparent} must be a valid W3C value; otherwise the append fails with {@link
+     * InvalidEventException} before anything is written.
+     *
+     * <pre>{@code
+     * // OpenTelemetry, without OutboxKit depending on it:
+     * .contextHeaders(() -> {
+     *   Map<String, String> h = new HashMap<>();
+     *   GlobalOpenTelemetry.getPropagators().getTextMapPropagator()
+     *       .inject(Context.current(), h, Map::put);
+     *   return h;
+     * })
+     * }</pre>
+     *
+     * @param supplier the caller's context headers; called once per append
+     * @return this builder
+     */
+    public Builder contextHeaders(Supplier<Map<String, String>> supplier) {
+      this.contextHeaders = new ContextHeaders(Objects.requireNonNull(supplier, "supplier"));
       return this;
     }
 

@@ -184,7 +184,7 @@ public final class RelayCycle {
     }
     for (ClaimedEvent c : claimed) {
       if (c.expired()) {
-        notices.add(() -> listener.expired(c.event()));
+        notices.add(EventMdc.around(c.event(), () -> listener.expired(c.event())));
       }
     }
 
@@ -232,7 +232,7 @@ public final class RelayCycle {
     for (ClaimedEvent c : sendable) {
       messages.add(OutboxMessage.of(c.event(), c.attempt()));
     }
-    Future<List<SendResult>> future = sender.submit(() -> transport.sendBatch(messages));
+    Future<List<SendResult>> future = sender.submit(() -> sendInContext(messages));
     List<SendResult> results;
     try {
       results = future.get(settings.sendTimeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -270,6 +270,34 @@ public final class RelayCycle {
     return checked;
   }
 
+  /**
+   * Calls the transport on the sender thread with each event's identifiers in the MDC where there
+   * is one current event: a batch of one, or every event when sending individually (then each goes
+   * as a batch of one, so the transport's own handling of {@code send} applies unchanged).
+   */
+  private List<SendResult> sendInContext(List<OutboxMessage> messages) {
+    if (messages.size() > 1 && !settings.sendIndividually) {
+      return transport.sendBatch(messages);
+    }
+    List<SendResult> results = new ArrayList<>(messages.size());
+    for (OutboxMessage m : messages) {
+      if (Thread.currentThread().isInterrupted()) {
+        results.add(SendResult.unavailable("relay shut down during send"));
+        continue;
+      }
+      EventMdc scope = EventMdc.of(m.event());
+      try {
+        List<SendResult> one = transport.sendBatch(List.of(m));
+        results.add(one == null || one.size() != 1 ? null : one.get(0));
+      } catch (RuntimeException e) {
+        results.add(SendResult.retry(Failures.describe(e), null));
+      } finally {
+        scope.close();
+      }
+    }
+    return results;
+  }
+
   private static List<SendResult> uniform(int size, SendResult result) {
     List<SendResult> results = new ArrayList<>(size);
     for (int i = 0; i < size; i++) {
@@ -300,16 +328,24 @@ public final class RelayCycle {
       return dead(c, "gave up after " + c.attempt() + " attempts: " + reason, notices);
     }
     Duration delay = retryDelay(c, r);
-    notices.add(() -> listener.retried(c.event(), c.attempt(), reason, delay));
-    log.debug(
-        "[{}] event {} ({}/{}) attempt {} failed, retry in {} ms: {}",
-        settings.name,
-        c.event().id(),
-        c.event().aggregateType(),
-        c.event().aggregateId(),
-        c.attempt(),
-        delay.toMillis(),
-        reason);
+    notices.add(
+        EventMdc.around(c.event(), () -> listener.retried(c.event(), c.attempt(), reason, delay)));
+    if (log.isDebugEnabled()) {
+      EventMdc scope = EventMdc.of(c.event());
+      try {
+        log.debug(
+            "[{}] event {} ({}/{}) attempt {} failed, retry in {} ms: {}",
+            settings.name,
+            c.event().id(),
+            c.event().aggregateType(),
+            c.event().aggregateId(),
+            c.attempt(),
+            delay.toMillis(),
+            reason);
+      } finally {
+        scope.close();
+      }
+    }
     return Ack.retry(c.seq(), Micros.of(delay), reason, true);
   }
 
@@ -323,16 +359,21 @@ public final class RelayCycle {
 
   private Ack dead(ClaimedEvent c, String reason, List<Runnable> notices) {
     String recorded = Failures.truncate(reason);
-    log.warn(
-        "[{}] event {} ({}/{}, type {}) quarantined as DEAD after attempt {}: {}",
-        settings.name,
-        c.event().id(),
-        c.event().aggregateType(),
-        c.event().aggregateId(),
-        c.event().eventType(),
-        c.attempt(),
-        recorded);
-    notices.add(() -> listener.dead(c.event(), c.attempt(), recorded));
+    EventMdc scope = EventMdc.of(c.event());
+    try {
+      log.warn(
+          "[{}] event {} ({}/{}, type {}) quarantined as DEAD after attempt {}: {}",
+          settings.name,
+          c.event().id(),
+          c.event().aggregateType(),
+          c.event().aggregateId(),
+          c.event().eventType(),
+          c.attempt(),
+          recorded);
+    } finally {
+      scope.close();
+    }
+    notices.add(EventMdc.around(c.event(), () -> listener.dead(c.event(), c.attempt(), recorded)));
     return Ack.dead(c.seq(), recorded);
   }
 

@@ -29,6 +29,9 @@ public final class RelaySettings {
   /** Longest retry delay a transport may ask for. */
   public final Duration maxRetryAfter;
 
+  /** Send each event in its own transport call, with its identifiers in the MDC. */
+  public final boolean sendIndividually;
+
   /** The relay's clock (scheduling, lag); never used for leases or availability. */
   public final Clock clock;
 
@@ -42,6 +45,7 @@ public final class RelaySettings {
       int maxAttempts,
       boolean deleteOnPublish,
       Duration maxRetryAfter,
+      boolean sendIndividually,
       Clock clock) {
     this.name = name;
     this.batchSize = batchSize;
@@ -51,6 +55,7 @@ public final class RelaySettings {
     this.maxAttempts = maxAttempts;
     this.deleteOnPublish = deleteOnPublish;
     this.maxRetryAfter = maxRetryAfter;
+    this.sendIndividually = sendIndividually;
     this.clock = clock;
   }
 }
