@@ -1,0 +1,175 @@
+package dev.outboxkit.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.SendResult;
+import dev.outboxkit.jdbc.Outbox;
+import dev.outboxkit.jdbc.OutboxAdmin;
+import dev.outboxkit.jdbc.OutboxRelay;
+import dev.outboxkit.jdbc.OutboxSchema;
+import dev.outboxkit.testing.RecordingTransport;
+import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.TestDatabase;
+import dev.outboxkit.testkit.TestDatabases;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link OutboxMetrics} on a real relay and database: after a drain with a retry and a DEAD event
+ * the meters show exactly what happened, and the backlog gauges follow the table at the pace of the
+ * snapshot interval, not of the gauge reads.
+ */
+abstract class OutboxMetricsContractTest {
+  private static final Duration INTERVAL = Duration.ofSeconds(10);
+
+  private TestDatabase db;
+  private DataSource ds;
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final MutableClock clock = new MutableClock();
+
+  protected abstract Flavor flavor();
+
+  @BeforeEach
+  void createDatabase() throws Exception {
+    db = TestDatabases.create(flavor(), getClass().getSimpleName());
+    ds = db.dataSource();
+    try (Connection c = ds.getConnection()) {
+      OutboxSchema.create(c);
+    }
+  }
+
+  @AfterEach
+  void dropDatabase() {
+    if (db != null) {
+      db.close();
+    }
+    registry.close();
+  }
+
+  private List<OutboxEvent> append(String... aggregateIds) throws Exception {
+    List<OutboxEvent> events = new ArrayList<>();
+    for (String id : aggregateIds) {
+      events.add(OutboxEvent.builder("Order", id, "OrderPlaced").payload("{}").build());
+    }
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      Outbox.appendAll(c, events);
+      c.commit();
+    }
+    return events;
+  }
+
+  private double gauge(String name) {
+    return registry.get(name).gauge().value();
+  }
+
+  private double count(String name) {
+    return registry.get(name).counter().count();
+  }
+
+  @Test
+  void meters_show_a_drain_with_a_retry_and_a_dead_event() throws Exception {
+    OutboxMetrics metrics =
+        OutboxMetrics.builder(registry)
+            .admin(OutboxAdmin.create(ds))
+            .snapshotInterval(INTERVAL)
+            .clock(clock)
+            .tag("relay", "metrics-test")
+            .build();
+    List<OutboxEvent> events = append("ok-1", "flaky", "poison", "ok-2", "ok-3");
+    String flaky = events.get(1).id().toString();
+    String poison = events.get(2).id().toString();
+    AtomicInteger flakyTries = new AtomicInteger();
+    RecordingTransport transport =
+        new RecordingTransport()
+            .respondWith(
+                m -> {
+                  String id = m.event().id().toString();
+                  if (id.equals(poison)) {
+                    return SendResult.reject("400 Bad Request");
+                  } else if (id.equals(flaky) && flakyTries.incrementAndGet() == 1) {
+                    return SendResult.retry("503 Service Unavailable", Duration.ofMillis(1));
+                  }
+                  return SendResult.delivered();
+                });
+
+    // Before the drain: the first gauge read takes a snapshot; the others reuse it.
+    assertThat(gauge(OutboxMetrics.PENDING)).isEqualTo(5);
+    assertThat(gauge(OutboxMetrics.DEAD_ROWS)).isZero();
+    assertThat(
+            registry.get(OutboxMetrics.OLDEST_PENDING_AGE).timeGauge().value(TimeUnit.MILLISECONDS))
+        .isGreaterThanOrEqualTo(0);
+
+    try (OutboxRelay relay =
+        OutboxRelay.builder(ds, transport)
+            .name("metrics")
+            .ordered(false)
+            .retryBackoff(Duration.ofMillis(1), Duration.ofMillis(5))
+            .listener(metrics)
+            .build()) {
+      assertThat(relay.runOnce()).isEqualTo(5);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (count(OutboxMetrics.PUBLISHED) < 4) {
+        assertThat(System.nanoTime()).as("retry delivered in time").isLessThan(deadline);
+        if (relay.runOnce() == 0) {
+          Thread.sleep(5); // the retry becomes available 1 ms after its ack, by the DB clock
+        }
+      }
+    }
+
+    assertThat(count(OutboxMetrics.PUBLISHED)).isEqualTo(4);
+    assertThat(count(OutboxMetrics.RETRIED)).isEqualTo(1);
+    assertThat(count(OutboxMetrics.DEAD)).isEqualTo(1);
+    assertThat(count(OutboxMetrics.EXPIRED)).isZero();
+    assertThat(count(OutboxMetrics.UNAVAILABLE)).isZero();
+    assertThat(registry.get(OutboxMetrics.LAG).timer().count()).isEqualTo(4);
+    assertThat(registry.get(OutboxMetrics.LAG).timer().max(TimeUnit.NANOSECONDS)).isPositive();
+    long batches = registry.get(OutboxMetrics.CLAIM).timer().count();
+    assertThat(batches).isGreaterThanOrEqualTo(2);
+    assertThat(registry.get(OutboxMetrics.SEND).timer().count()).isEqualTo(batches);
+    assertThat(registry.get(OutboxMetrics.ACK).timer().count()).isEqualTo(batches);
+    assertThat(registry.get(OutboxMetrics.BATCH_SIZE).summary().totalAmount()).isEqualTo(6);
+    assertThat(registry.get(OutboxMetrics.PUBLISHED).counter().getId().getTag("relay"))
+        .isEqualTo("metrics-test");
+
+    // Within the interval the gauges still show the cached snapshot: no query per read.
+    assertThat(gauge(OutboxMetrics.PENDING)).isEqualTo(5);
+    clock.advance(INTERVAL);
+    assertThat(gauge(OutboxMetrics.PENDING)).isZero();
+    assertThat(gauge(OutboxMetrics.IN_FLIGHT)).isZero();
+    assertThat(gauge(OutboxMetrics.DEAD_ROWS)).isEqualTo(1);
+    assertThat(
+            registry.get(OutboxMetrics.OLDEST_PENDING_AGE).timeGauge().value(TimeUnit.MILLISECONDS))
+        .isZero();
+  }
+
+  @Test
+  void an_outage_counts_as_unavailable_and_burns_no_attempt() throws Exception {
+    OutboxMetrics metrics = OutboxMetrics.builder(registry).build();
+    append("a", "b");
+    RecordingTransport transport =
+        new RecordingTransport().respondWith(m -> SendResult.unavailable("connection refused"));
+
+    try (OutboxRelay relay =
+        OutboxRelay.builder(ds, transport).name("outage").listener(metrics).build()) {
+      assertThat(relay.runOnce()).isEqualTo(2);
+    }
+
+    assertThat(count(OutboxMetrics.UNAVAILABLE)).isEqualTo(1);
+    assertThat(count(OutboxMetrics.RETRIED)).isZero();
+    assertThat(count(OutboxMetrics.DEAD)).isZero();
+    assertThat(OutboxAdmin.create(ds).snapshot().pending()).isEqualTo(2);
+    // Without an admin there are no gauges, only the relay's meters.
+    assertThat(registry.find(OutboxMetrics.PENDING).gauge()).isNull();
+  }
+}
