@@ -24,7 +24,7 @@ import java.util.Set;
 public final class Bench {
   /** Every scenario, in report order; {@code --only=name,...} picks some. */
   private static final List<Scenario> SCENARIOS =
-      List.of(new AppendScenario(), new DrainScenario());
+      List.of(new AppendScenario(), new DrainScenario(), new BrokersScenario());
 
   private Bench() {}
 

@@ -1,0 +1,70 @@
+package dev.outboxkit.benchmarks;
+
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.Transport;
+import dev.outboxkit.jdbc.EventStatus;
+import dev.outboxkit.jdbc.OutboxAdmin;
+import dev.outboxkit.jdbc.OutboxRelay;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * One measured round of scenario 3: the relay draining loaded events through a transport, or the
+ * raw client sending the same number of messages, each to a fresh destination and each checked
+ * event by event count before its figure counts.
+ */
+final class BrokerDrain {
+  private final DataSource ds;
+  private final DrainBenchmark loader;
+  private final int batchSize;
+  private final int aggregates;
+
+  BrokerDrain(DataSource ds, DrainBenchmark loader, int batchSize, int aggregates) {
+    this.ds = ds;
+    this.loader = loader;
+    this.batchSize = batchSize;
+    this.aggregates = aggregates;
+  }
+
+  /** Events per second one unordered relay drains {@code events} loaded rows to the target. */
+  double rate(BrokerTarget target, int events) throws Exception {
+    loader.load(events, aggregates);
+    String destination = target.newDestination();
+    int drained;
+    double seconds;
+    try (Transport transport = target.transport(destination);
+        OutboxRelay relay =
+            OutboxRelay.builder(ds, transport)
+                .name("bench")
+                .batchSize(batchSize)
+                .ordered(false)
+                .build()) {
+      long start = System.nanoTime();
+      drained = relay.drain();
+      seconds = (System.nanoTime() - start) / 1e9;
+    }
+    long published = OutboxAdmin.create(ds).count(EventStatus.PUBLISHED);
+    long arrived = target.arrived(destination);
+    if (drained != events || published != events || arrived < events) {
+      throw new IllegalStateException(
+          String.format(
+              "%s relay round broken: drained %d, PUBLISHED %d, arrived %d, expected %d",
+              target.name(), drained, published, arrived, events));
+    }
+    return events / seconds;
+  }
+
+  /** Events per second the target's raw client sends and gets confirmed. */
+  double rawRate(BrokerTarget target, List<OutboxEvent> events) throws Exception {
+    String destination = target.newDestination();
+    double seconds = target.sendRaw(destination, events, batchSize);
+    long arrived = target.arrived(destination);
+    if (arrived != events.size()) {
+      throw new IllegalStateException(
+          String.format(
+              "%s raw round broken: arrived %d, expected %d",
+              target.name(), arrived, events.size()));
+    }
+    return events.size() / seconds;
+  }
+}
