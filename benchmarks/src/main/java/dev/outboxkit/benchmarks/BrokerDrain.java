@@ -5,6 +5,7 @@ import dev.outboxkit.Transport;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
+import dev.outboxkit.jdbc.RelayListener;
 import java.util.List;
 import javax.sql.DataSource;
 
@@ -26,8 +27,12 @@ final class BrokerDrain {
     this.aggregates = aggregates;
   }
 
-  /** Events per second one unordered relay drains {@code events} loaded rows to the target. */
-  double rate(BrokerTarget target, int events) throws Exception {
+  /**
+   * Events per second one unordered relay drains {@code events} loaded rows to the target.
+   *
+   * @param times receives the relay's batch timings
+   */
+  double rate(BrokerTarget target, int events, RelayListener times) throws Exception {
     loader.load(events, aggregates);
     String destination = target.newDestination();
     int drained;
@@ -38,6 +43,7 @@ final class BrokerDrain {
                 .name("bench")
                 .batchSize(batchSize)
                 .ordered(false)
+                .listener(times)
                 .build()) {
       long start = System.nanoTime();
       drained = relay.drain();
