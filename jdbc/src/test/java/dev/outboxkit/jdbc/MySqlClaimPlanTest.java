@@ -3,7 +3,8 @@ package dev.outboxkit.jdbc;
 import dev.outboxkit.testkit.Flavor;
 
 class MySqlClaimPlanTest extends MySqlFamilyClaimPlanTest {
-  private static final String DIGITS =
+  /** The digits 0..9 as column {@code d}; MySQL has no sequence engine. */
+  static final String DIGITS =
       "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4"
           + " UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8"
           + " UNION ALL SELECT 9)";

@@ -69,6 +69,22 @@ abstract class OutboxMetricsContractTest {
     return events;
   }
 
+  /** Retries {@code flaky} once (503), rejects {@code poison} (400), delivers everything else. */
+  static RecordingTransport retryOnceAndReject(String flaky, String poison) {
+    AtomicInteger flakyTries = new AtomicInteger();
+    return new RecordingTransport()
+        .respondWith(
+            m -> {
+              String id = m.event().id().toString();
+              if (id.equals(poison)) {
+                return SendResult.reject("HTTP 400 from https://example.test/hooks");
+              } else if (id.equals(flaky) && flakyTries.incrementAndGet() == 1) {
+                return SendResult.retry("HTTP 503", Duration.ofMillis(1));
+              }
+              return SendResult.delivered();
+            });
+  }
+
   private double gauge(String name) {
     return registry.get(name).gauge().value();
   }
@@ -89,19 +105,7 @@ abstract class OutboxMetricsContractTest {
     List<OutboxEvent> events = append("ok-1", "flaky", "poison", "ok-2", "ok-3");
     String flaky = events.get(1).id().toString();
     String poison = events.get(2).id().toString();
-    AtomicInteger flakyTries = new AtomicInteger();
-    RecordingTransport transport =
-        new RecordingTransport()
-            .respondWith(
-                m -> {
-                  String id = m.event().id().toString();
-                  if (id.equals(poison)) {
-                    return SendResult.reject("400 Bad Request");
-                  } else if (id.equals(flaky) && flakyTries.incrementAndGet() == 1) {
-                    return SendResult.retry("503 Service Unavailable", Duration.ofMillis(1));
-                  }
-                  return SendResult.delivered();
-                });
+    RecordingTransport transport = retryOnceAndReject(flaky, poison);
 
     // Before the drain: the first gauge read takes a snapshot; the others reuse it.
     assertThat(gauge(OutboxMetrics.PENDING)).isEqualTo(5);

@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -80,19 +79,7 @@ class OutboxMetricsMeasurement {
     append(db, events);
     String flaky = events.get(2).id().toString();
     String poison = events.get(5).id().toString();
-    AtomicInteger flakyTries = new AtomicInteger();
-    RecordingTransport transport =
-        new RecordingTransport()
-            .respondWith(
-                m -> {
-                  String id = m.event().id().toString();
-                  if (id.equals(poison)) {
-                    return SendResult.reject("HTTP 400 from https://example.test/hooks");
-                  } else if (id.equals(flaky) && flakyTries.incrementAndGet() == 1) {
-                    return SendResult.retry("HTTP 503", Duration.ofMillis(1));
-                  }
-                  return SendResult.delivered();
-                });
+    RecordingTransport transport = OutboxMetricsContractTest.retryOnceAndReject(flaky, poison);
     OutboxAdmin admin = OutboxAdmin.create(db.dataSource());
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxMetrics metrics =
