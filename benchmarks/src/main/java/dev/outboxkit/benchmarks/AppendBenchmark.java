@@ -104,32 +104,40 @@ final class AppendBenchmark {
 
   /** The identical row, written by hand with the dialect's clock expression. */
   private void handWrittenInsert(Connection c, OutboxEvent e) throws SQLException {
-    boolean pg = dialect == Dialect.POSTGRESQL;
-    String sql =
-        "INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type, schema_version,"
-            + " destination, tenant, payload, content_type, headers, occurred_at, available_at,"
-            + " expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-            + (pg ? "now()" : "UTC_TIMESTAMP(6)")
-            + ", ?)";
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      if (pg) {
-        ps.setObject(1, e.id());
-        ps.setObject(11, e.occurredAt().atOffset(java.time.ZoneOffset.UTC));
-      } else {
-        ps.setString(1, e.id().toString());
-        ps.setString(11, e.occurredAt().toString().replace('T', ' ').replace("Z", ""));
-      }
-      ps.setString(2, e.aggregateType());
-      ps.setString(3, e.aggregateId());
-      ps.setString(4, e.eventType());
-      ps.setInt(5, 1);
-      ps.setString(6, null);
-      ps.setString(7, null);
-      ps.setBytes(8, PAYLOAD);
-      ps.setString(9, OutboxEvent.JSON);
-      ps.setString(10, null);
-      ps.setObject(12, null);
+    try (PreparedStatement ps = c.prepareStatement(handWrittenSql(dialect))) {
+      bindHandWritten(ps, e, dialect);
       ps.executeUpdate();
     }
+  }
+
+  /** A hand-written INSERT of the row {@link Outbox#append} writes, for the baselines. */
+  static String handWrittenSql(Dialect dialect) {
+    return "INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type, schema_version,"
+        + " destination, tenant, payload, content_type, headers, occurred_at, available_at,"
+        + " expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        + (dialect == Dialect.POSTGRESQL ? "now()" : "UTC_TIMESTAMP(6)")
+        + ", ?)";
+  }
+
+  /** Binds {@code e} (no headers, no destination, no expiry) to {@link #handWrittenSql}. */
+  static void bindHandWritten(PreparedStatement ps, OutboxEvent e, Dialect dialect)
+      throws SQLException {
+    if (dialect == Dialect.POSTGRESQL) {
+      ps.setObject(1, e.id());
+      ps.setObject(11, e.occurredAt().atOffset(java.time.ZoneOffset.UTC));
+    } else {
+      ps.setString(1, e.id().toString());
+      ps.setString(11, e.occurredAt().toString().replace('T', ' ').replace("Z", ""));
+    }
+    ps.setString(2, e.aggregateType());
+    ps.setString(3, e.aggregateId());
+    ps.setString(4, e.eventType());
+    ps.setInt(5, 1);
+    ps.setString(6, null);
+    ps.setString(7, null);
+    ps.setBytes(8, e.payload());
+    ps.setString(9, OutboxEvent.JSON);
+    ps.setString(10, null);
+    ps.setObject(12, null);
   }
 }

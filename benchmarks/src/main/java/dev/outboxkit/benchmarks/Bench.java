@@ -24,7 +24,15 @@ import java.util.Set;
 public final class Bench {
   /** Every scenario, in report order; {@code --only=name,...} picks some. */
   private static final List<Scenario> SCENARIOS =
-      List.of(new AppendScenario(), new DrainScenario(), new BrokersScenario());
+      List.of(
+          new AppendScenario(),
+          new DrainScenario(),
+          new BrokersScenario(),
+          new AppendAllScenario(),
+          new TableSizeScenario(),
+          new OrderedScenario(),
+          new ScaleOutScenario(),
+          new MemoryScenario());
 
   private Bench() {}
 

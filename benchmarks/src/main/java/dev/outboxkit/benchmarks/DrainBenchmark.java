@@ -1,16 +1,13 @@
 package dev.outboxkit.benchmarks;
 
-import dev.outboxkit.SendResult;
 import dev.outboxkit.jdbc.Dialect;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
-import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.testkit.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +20,7 @@ import javax.sql.DataSource;
  * PUBLISHED), measured in the same run on the same table.
  */
 final class DrainBenchmark {
-  private static final int PAYLOAD_BYTES = 200;
+  private static final String TABLE = "outbox_event";
 
   private final TestDatabase db;
   private final DataSource ds;
@@ -37,53 +34,12 @@ final class DrainBenchmark {
 
   /** Empties the table and inserts {@code events} PENDING rows spread over {@code aggregates}. */
   void load(int events, int aggregates) throws SQLException {
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute("TRUNCATE TABLE outbox_event");
-      if (dialect == Dialect.POSTGRESQL) {
-        s.execute(
-            "INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type, payload,"
-                + " content_type, headers, occurred_at, available_at)"
-                + " SELECT gen_random_uuid(), 'Order', 'agg-' || (g % "
-                + aggregates
-                + "), 'OrderPlaced', convert_to(repeat('x', "
-                + PAYLOAD_BYTES
-                + "), 'UTF8'), 'application/json', '{\"k\":\"v\"}', now(), now()"
-                + " FROM generate_series(1, "
-                + events
-                + ") g ORDER BY g");
-        s.execute("VACUUM ANALYZE outbox_event");
-      } else {
-        s.execute(
-            "INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type, payload,"
-                + " content_type, headers, occurred_at, available_at)"
-                + " SELECT UUID(), 'Order', CONCAT('agg-', seq % "
-                + aggregates
-                + "), 'OrderPlaced', REPEAT('x', "
-                + PAYLOAD_BYTES
-                + "), 'application/json', '{\"k\":\"v\"}', UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)"
-                + " FROM seq_1_to_"
-                + events
-                + " ORDER BY seq");
-        s.execute("ANALYZE TABLE outbox_event");
-      }
-    }
+    EventLoader.pendingOnly(ds, dialect, TABLE, events, aggregates);
   }
 
   /** Events per second the relay drains with a transport that confirms at once. */
-  double relay(int events, int batchSize, boolean ordered) throws SQLException {
-    try (OutboxRelay relay =
-        OutboxRelay.builder(ds, m -> SendResult.delivered())
-            .name("bench")
-            .batchSize(batchSize)
-            .ordered(ordered)
-            .build()) {
-      long start = System.nanoTime();
-      int drained = relay.drain();
-      double seconds = (System.nanoTime() - start) / 1e9;
-      check(events, drained);
-      return drained / seconds;
-    }
+  double relay(int events, int batchSize, boolean ordered) {
+    return RelayDrain.eventsPerSecond(ds, TABLE, batchSize, ordered, events);
   }
 
   /** Events per second of the hand-written minimum: claim, then mark published, per batch. */

@@ -1,0 +1,97 @@
+package dev.outboxkit.benchmarks;
+
+import dev.outboxkit.jdbc.EventStatus;
+import dev.outboxkit.jdbc.OutboxAdmin;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * Scenario 8: a relay drains a large backlog in a child JVM with a 64 MB heap; the heap in use
+ * after a full GC at the start, at each quarter and at the end shows whether anything accumulates.
+ */
+final class MemoryScenario implements Scenario {
+  private static final String TABLE = "outbox_event";
+  private static final String HEAP = "-Xmx64m";
+  private static final int BATCH = 500;
+  private static final int AGGREGATES = 1000;
+
+  @Override
+  public String name() {
+    return "memory";
+  }
+
+  @Override
+  public void run(BenchRun run) throws Exception {
+    int events = run.quick() ? 200_000 : 1_000_000;
+    DataSource ds = run.db().dataSource();
+    EventLoader.pendingOnly(ds, run.dialect(), TABLE, events, AGGREGATES);
+    List<long[]> points = new ArrayList<>();
+    String[] done;
+    int status;
+    try (ChildJvm child =
+        ChildJvm.start(
+            "memory",
+            MemoryProcess.class,
+            List.of(HEAP),
+            run.db(),
+            List.of(Integer.toString(BATCH), Integer.toString(events)))) {
+      String line;
+      while ((line = child.nextLine()).startsWith("HEAP ")) {
+        String[] f = line.split(" ");
+        points.add(new long[] {Long.parseLong(f[1]), Long.parseLong(f[2])});
+      }
+      if (!line.startsWith("DONE ") || points.size() < 2) {
+        throw child.failure("printed " + line + " after " + points.size() + " heap figures");
+      }
+      done = line.split(" ");
+      status = child.exitStatus();
+      if (status != 0) {
+        throw child.failure("exited with status " + status);
+      }
+    }
+    long drained = Long.parseLong(done[1]);
+    long published = OutboxAdmin.create(ds).count(EventStatus.PUBLISHED);
+    RelayDrain.checkFinished(ds, TABLE, "memory run");
+    if (drained != events || published != events) {
+      throw new IllegalStateException(
+          "memory run drained " + drained + ", published " + published + ", expected " + events);
+    }
+    EventLoader.truncate(ds, TABLE);
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"point", "events drained", "heap used after full GC (MB)"});
+    for (int i = 0; i < points.size(); i++) {
+      long[] p = points.get(i);
+      String label = i == 0 ? "start" : i == points.size() - 1 ? "end" : 100 * p[0] / events + " %";
+      rows.add(new String[] {label, String.format("%,d", p[0]), mb(p[1])});
+    }
+    long end = points.get(points.size() - 1)[1];
+    rows.add(new String[] {"growth, start → end", "", growth(end - points.get(0)[1])});
+    rows.add(new String[] {"growth, first quarter → end", "", growth(end - points.get(1)[1])});
+    run.report()
+        .section(
+            "Memory — " + run.flavor(),
+            String.format(
+                "One relay (null transport, batch %d) drains %,d PENDING events in a child JVM"
+                    + " started with %s; heap in use after System.gc() (a full collection),"
+                    + " from MemoryMXBean. One run. The child exited with status %d after"
+                    + " draining %,d events (%,.0f events/s); all %,d are PUBLISHED. Target:"
+                    + " no growth from start to end.",
+                BATCH,
+                events,
+                HEAP,
+                status,
+                drained,
+                drained / Double.parseDouble(done[2]),
+                published),
+            rows);
+  }
+
+  private static String mb(long bytes) {
+    return String.format("%.1f", bytes / 1048576.0);
+  }
+
+  private static String growth(long bytes) {
+    return String.format("%+.1f", bytes / 1048576.0);
+  }
+}

@@ -1,0 +1,84 @@
+package dev.outboxkit.benchmarks;
+
+import static dev.outboxkit.jdbc.EventStatus.DEAD;
+import static dev.outboxkit.jdbc.EventStatus.IN_FLIGHT;
+import static dev.outboxkit.jdbc.EventStatus.PENDING;
+
+import dev.outboxkit.jdbc.EventStatus;
+import dev.outboxkit.jdbc.OutboxAdmin;
+import dev.outboxkit.jdbc.OutboxRelay;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/**
+ * One relay drains a table with a null transport on the calling thread; the run is verified (every
+ * loaded event delivered exactly once, nothing left unfinished) before its rate counts.
+ */
+final class RelayDrain {
+  private static final long POLL_MILLIS = 5;
+
+  private RelayDrain() {}
+
+  /**
+   * Drains {@code table} with one relay and returns events per second.
+   *
+   * @param expected the events waiting in the table
+   * @throws IllegalStateException if the run did not publish exactly those events, once each
+   */
+  static double eventsPerSecond(
+      DataSource ds, String table, int batchSize, boolean ordered, int expected) {
+    Deliveries deliveries = new Deliveries();
+    try (OutboxRelay relay =
+        OutboxRelay.builder(ds, deliveries)
+            .name("bench")
+            .table(table)
+            .batchSize(batchSize)
+            .ordered(ordered)
+            .build()) {
+      long start = System.nanoTime();
+      int drained = relay.drain();
+      double seconds = (System.nanoTime() - start) / 1e9;
+      String what = (ordered ? "ordered" : "unordered") + " drain of " + table;
+      deliveries.check(expected, what);
+      checkFinished(ds, table, what);
+      if (ordered && deliveries.outOfOrder() != 0) {
+        throw new IllegalStateException(
+            what + ": " + deliveries.outOfOrder() + " events published out of order");
+      }
+      if (drained != expected) {
+        throw new IllegalStateException(what + ": drained " + drained + ", expected " + expected);
+      }
+      return drained / seconds;
+    }
+  }
+
+  /**
+   * Waits until no event of {@code table} is PENDING or IN_FLIGHT, polling every few milliseconds,
+   * as the end of a run of relays working in the background.
+   *
+   * @throws IllegalStateException if that takes longer than {@code timeout}
+   */
+  static void awaitDrained(DataSource ds, String table, Duration timeout, String what)
+      throws InterruptedException {
+    OutboxAdmin admin = OutboxAdmin.builder(ds).table(table).build();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (admin.count(PENDING) + admin.count(IN_FLIGHT) > 0) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            what + ": not drained within " + timeout + ": " + admin.countByStatus());
+      }
+      Thread.sleep(POLL_MILLIS);
+    }
+  }
+
+  /** Throws if any event of {@code table} is still PENDING, IN_FLIGHT or DEAD. */
+  static void checkFinished(DataSource ds, String table, String what) {
+    OutboxAdmin admin = OutboxAdmin.builder(ds).table(table).build();
+    for (EventStatus s : new EventStatus[] {PENDING, IN_FLIGHT, DEAD}) {
+      long n = admin.count(s);
+      if (n != 0) {
+        throw new IllegalStateException(what + ": " + n + " events left " + s);
+      }
+    }
+  }
+}
