@@ -331,20 +331,19 @@ public final class RelayCycle {
     notices.add(
         EventMdc.around(c.event(), () -> listener.retried(c.event(), c.attempt(), reason, delay)));
     if (log.isDebugEnabled()) {
-      EventMdc scope = EventMdc.of(c.event());
-      try {
-        log.debug(
-            "[{}] event {} ({}/{}) attempt {} failed, retry in {} ms: {}",
-            settings.name,
-            c.event().id(),
-            c.event().aggregateType(),
-            c.event().aggregateId(),
-            c.attempt(),
-            delay.toMillis(),
-            reason);
-      } finally {
-        scope.close();
-      }
+      EventMdc.around(
+              c.event(),
+              () ->
+                  log.debug(
+                      "[{}] event {} ({}/{}) attempt {} failed, retry in {} ms: {}",
+                      settings.name,
+                      c.event().id(),
+                      c.event().aggregateType(),
+                      c.event().aggregateId(),
+                      c.attempt(),
+                      delay.toMillis(),
+                      reason))
+          .run();
     }
     return Ack.retry(c.seq(), Micros.of(delay), reason, true);
   }
@@ -359,20 +358,19 @@ public final class RelayCycle {
 
   private Ack dead(ClaimedEvent c, String reason, List<Runnable> notices) {
     String recorded = Failures.truncate(reason);
-    EventMdc scope = EventMdc.of(c.event());
-    try {
-      log.warn(
-          "[{}] event {} ({}/{}, type {}) quarantined as DEAD after attempt {}: {}",
-          settings.name,
-          c.event().id(),
-          c.event().aggregateType(),
-          c.event().aggregateId(),
-          c.event().eventType(),
-          c.attempt(),
-          recorded);
-    } finally {
-      scope.close();
-    }
+    EventMdc.around(
+            c.event(),
+            () ->
+                log.warn(
+                    "[{}] event {} ({}/{}, type {}) quarantined as DEAD after attempt {}: {}",
+                    settings.name,
+                    c.event().id(),
+                    c.event().aggregateType(),
+                    c.event().aggregateId(),
+                    c.event().eventType(),
+                    c.attempt(),
+                    recorded))
+        .run();
     notices.add(EventMdc.around(c.event(), () -> listener.dead(c.event(), c.attempt(), recorded)));
     return Ack.dead(c.seq(), recorded);
   }
