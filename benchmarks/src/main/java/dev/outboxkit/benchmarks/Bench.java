@@ -28,6 +28,7 @@ public final class Bench {
           new AppendScenario(),
           new DrainScenario(),
           new BrokersScenario(),
+          new LatencyScenario(),
           new AppendAllScenario(),
           new TableSizeScenario(),
           new OrderedScenario(),
