@@ -1,5 +1,6 @@
 package dev.outboxkit.benchmarks;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
@@ -45,14 +46,35 @@ final class LatencyProbe {
 
   /** The writer in this JVM; with {@code hint} it calls {@code relay.wakeUp()} after commit. */
   LatencyWindows inThisJvm(boolean hint) throws Exception {
-    return measure(
-        Function.identity(),
-        relay -> {
-          try (Connection c = ds.getConnection()) {
-            return PacedWriter.write(
-                c, rate, warmUp.plus(measured), hint ? relay::wakeUp : () -> {});
-          }
-        });
+    return measure(ds, Function.identity(), relay -> writeHere(relay, hint));
+  }
+
+  /**
+   * Diagnostic, PostgreSQL: as {@code inThisJvm(true)}, but the relay's own transactions (claim,
+   * acknowledgement) commit with {@code synchronous_commit=off}, so they do not wait for a WAL
+   * flush. The writer's transactions stay synchronous.
+   */
+  LatencyWindows hintWithRelayCommitsAsync() throws Exception {
+    try (HikariDataSource relayDs = new HikariDataSource()) {
+      String url = db.jdbcUrl();
+      relayDs.setJdbcUrl(
+          url + (url.contains("?") ? "&" : "?") + "options=-c%20synchronous_commit%3Doff");
+      if (db.user() != null) {
+        relayDs.setUsername(db.user());
+      }
+      if (db.password() != null) {
+        relayDs.setPassword(db.password());
+      }
+      relayDs.setMaximumPoolSize(4);
+      relayDs.setPoolName("relay-async-commit");
+      return measure(relayDs, Function.identity(), relay -> writeHere(relay, true));
+    }
+  }
+
+  private Map<UUID, Long> writeHere(OutboxRelay relay, boolean hint) throws SQLException {
+    try (Connection c = ds.getConnection()) {
+      return PacedWriter.write(c, rate, warmUp.plus(measured), hint ? relay::wakeUp : () -> {});
+    }
   }
 
   /** PostgreSQL: the writer in another JVM, the relay woken by LISTEN/NOTIFY. */
@@ -61,7 +83,7 @@ final class LatencyProbe {
       OutboxSchema.createNotifyTrigger(c, "outbox_event");
     }
     try {
-      return measure(b -> b.listenForNotifications(true), relay -> writeInChild());
+      return measure(ds, b -> b.listenForNotifications(true), relay -> writeInChild());
     } finally {
       try (Connection c = ds.getConnection();
           Statement s = c.createStatement()) {
@@ -71,13 +93,14 @@ final class LatencyProbe {
   }
 
   private LatencyWindows measure(
-      Function<OutboxRelay.Builder, OutboxRelay.Builder> options, Writer writer) throws Exception {
+      DataSource relayDs, Function<OutboxRelay.Builder, OutboxRelay.Builder> options, Writer writer)
+      throws Exception {
     reset();
     AckClock acks = new AckClock();
     BatchTimes times = new BatchTimes();
     Map<UUID, Long> commits;
     try (OutboxRelay relay =
-        options.apply(OutboxRelay.builder(ds, acks).name("latency").listener(times)).build()) {
+        options.apply(OutboxRelay.builder(relayDs, acks).name("latency").listener(times)).build()) {
       relay.start();
       commits = writer.write(relay);
       long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
