@@ -48,7 +48,7 @@ final class KafkaTarget implements BrokerTarget {
 
   @Override
   public int events(boolean quick) {
-    return quick ? 10_000 : 50_000;
+    return quick ? 5_000 : 50_000;
   }
 
   @Override
