@@ -7,6 +7,7 @@ import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.RelayListener;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 /**
@@ -19,12 +20,14 @@ final class BrokerDrain {
   private final DrainBenchmark loader;
   private final int batchSize;
   private final int aggregates;
+  private final OutboxAdmin admin;
 
   BrokerDrain(DataSource ds, DrainBenchmark loader, int batchSize, int aggregates) {
     this.ds = ds;
     this.loader = loader;
     this.batchSize = batchSize;
     this.aggregates = aggregates;
+    this.admin = OutboxAdmin.create(ds);
   }
 
   /**
@@ -46,15 +49,23 @@ final class BrokerDrain {
                 .listener(times)
                 .build()) {
       long start = System.nanoTime();
+      long giveUp = start + TimeUnit.SECONDS.toNanos(60);
       drained = relay.drain();
+      // An event the transport answered "retry" (say, a connection closed under a request) is
+      // due again after its backoff: keep draining, on the clock, until every event is
+      // PUBLISHED. A retry costs the relay time, so the figure includes it.
+      while (admin.count(EventStatus.PUBLISHED) < events && System.nanoTime() < giveUp) {
+        Thread.sleep(20);
+        drained += relay.drain();
+      }
       seconds = (System.nanoTime() - start) / 1e9;
     }
-    long published = OutboxAdmin.create(ds).count(EventStatus.PUBLISHED);
+    long published = admin.count(EventStatus.PUBLISHED);
     long arrived = target.arrived(destination);
-    if (drained != events || published != events || arrived < events) {
+    if (published != events || arrived < events) {
       throw new IllegalStateException(
           String.format(
-              "%s relay round broken: drained %d, PUBLISHED %d, arrived %d, expected %d",
+              "%s relay round broken: handled %d, PUBLISHED %d, arrived %d, expected %d",
               target.name(), drained, published, arrived, events));
     }
     return events / seconds;
@@ -65,7 +76,7 @@ final class BrokerDrain {
     String destination = target.newDestination();
     double seconds = target.sendRaw(destination, events, batchSize);
     long arrived = target.arrived(destination);
-    if (arrived != events.size()) {
+    if (arrived < events.size()) {
       throw new IllegalStateException(
           String.format(
               "%s raw round broken: arrived %d, expected %d",

@@ -120,12 +120,7 @@ final class WebhookTarget implements BrokerTarget {
                   for (int i = next.getAndIncrement();
                       i < events.size();
                       i = next.getAndIncrement()) {
-                    HttpResponse<Void> r =
-                        client.send(
-                            request(uri, events.get(i)), HttpResponse.BodyHandlers.discarding());
-                    if (r.statusCode() != 204) {
-                      throw new IllegalStateException("receiver answered " + r.statusCode());
-                    }
+                    send(client, request(uri, events.get(i)));
                   }
                   return null;
                 }));
@@ -136,6 +131,27 @@ final class WebhookTarget implements BrokerTarget {
       return (System.nanoTime() - start) / 1e9;
     } finally {
       senders.shutdown();
+    }
+  }
+
+  /**
+   * Sends one request; a request whose connection closed under it (a kept-alive connection closed
+   * by the other side as the request went out) is sent again, as an application would.
+   */
+  private static void send(HttpClient client, HttpRequest request)
+      throws IOException, InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        HttpResponse<Void> r = client.send(request, HttpResponse.BodyHandlers.discarding());
+        if (r.statusCode() != 204) {
+          throw new IllegalStateException("receiver answered " + r.statusCode());
+        }
+        return;
+      } catch (IOException e) {
+        if (attempt == 3) {
+          throw e;
+        }
+      }
     }
   }
 
