@@ -28,7 +28,7 @@ final class AppendAllScenario implements Scenario {
   @Override
   public void run(BenchRun run) throws Exception {
     DataSource ds = run.db().dataSource();
-    int transactions = run.quick() ? 40 : 150;
+    int transactions = run.quick() ? 30 : 100;
     Stats hand = new Stats();
     Stats library = new Stats();
     measure(ds, run.dialect(), transactions, false); // warm-up, discarded

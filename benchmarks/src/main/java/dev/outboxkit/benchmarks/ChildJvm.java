@@ -90,6 +90,13 @@ final class ChildJvm implements AutoCloseable {
     return System.getProperty("java.class.path");
   }
 
+  /** In a child: exits when the parent JVM is gone, so that a killed run leaves no orphan. */
+  static void exitWithParent() {
+    ProcessHandle.current()
+        .parent()
+        .ifPresent(parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(3)));
+  }
+
   /** A small pool on the coordinates a child got as its first three arguments. */
   static HikariDataSource dataSource(String[] args) {
     HikariConfig config = new HikariConfig();

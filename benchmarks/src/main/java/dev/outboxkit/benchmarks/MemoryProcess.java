@@ -9,9 +9,10 @@ import java.lang.management.ManagementFactory;
  * Child JVM of the memory scenario, started with a small heap: one relay (null transport) drains
  * the table batch by batch. Prints {@code HEAP <drained> <bytes>} with the heap used after a full
  * GC before the first batch, each time another quarter of the events is drained, and at the end;
- * then {@code DONE <drained> <seconds>}.
+ * then {@code DONE <drained> <seconds>}. Stops early at a time limit, so that a drain that crawls
+ * (see the table-size scenario) still reports its heap.
  *
- * <p>Arguments: JDBC URL, user, password, batch size, events expected.
+ * <p>Arguments: JDBC URL, user, password, batch size, events expected, time limit in seconds.
  */
 final class MemoryProcess {
   private static final int POINTS = 4;
@@ -21,6 +22,8 @@ final class MemoryProcess {
   public static void main(String[] args) throws Exception {
     int batchSize = Integer.parseInt(args[3]);
     long events = Long.parseLong(args[4]);
+    long limitNanos = Long.parseLong(args[5]) * 1_000_000_000L;
+    ChildJvm.exitWithParent();
     try (HikariDataSource ds = ChildJvm.dataSource(args);
         OutboxRelay relay =
             OutboxRelay.builder(ds, m -> SendResult.delivered())
@@ -34,7 +37,7 @@ final class MemoryProcess {
       heap(drained);
       long start = System.nanoTime();
       int n;
-      while ((n = relay.runOnce()) > 0) {
+      while (System.nanoTime() - start < limitNanos && (n = relay.runOnce()) > 0) {
         drained += n;
         if (drained >= nextPoint && drained < events) {
           heap(drained);

@@ -26,12 +26,11 @@ final class OrderedScenario implements Scenario {
         new String[] {
           "aggregates", "events", "unordered (events/s)", "ordered (events/s)", "ratio"
         });
-    StringBuilder sizes = new StringBuilder();
+    drain(run, events(100, run.quick()), 100, true); // warm-up, discarded
     for (int aggregates : new int[] {1, 10, 100}) {
       int events = events(aggregates, run.quick());
       Stats unordered = new Stats();
       Stats ordered = new Stats();
-      drain(run, events, aggregates, true); // warm-up, discarded
       for (int r = 0; r < run.reps(); r++) {
         unordered.add(drain(run, events, aggregates, false));
         ordered.add(drain(run, events, aggregates, true));
@@ -62,8 +61,8 @@ final class OrderedScenario implements Scenario {
 
   /** Fewer events where each claim yields few, so every case takes about as long. */
   private static int events(int aggregates, boolean quick) {
-    int events = aggregates == 1 ? 1_000 : aggregates == 10 ? 4_000 : 10_000;
-    return quick ? events / 4 : events;
+    int events = aggregates == 1 ? 500 : aggregates == 10 ? 2_000 : 10_000;
+    return quick ? events / 5 : events;
   }
 
   private static double drain(BenchRun run, int events, int aggregates, boolean ordered)

@@ -23,6 +23,7 @@ final class RelayProcess {
   private RelayProcess() {}
 
   public static void main(String[] args) throws Exception {
+    ChildJvm.exitWithParent();
     try (HikariDataSource ds = ChildJvm.dataSource(args)) {
       ds.getConnection().close(); // connect before the clock starts
       System.out.println("READY");

@@ -31,7 +31,7 @@ final class ScaleOutScenario implements Scenario {
 
   @Override
   public void run(BenchRun run) throws Exception {
-    int events = run.quick() ? 3_000 : 10_000;
+    int events = run.quick() ? 2_000 : 10_000;
     Stats[] inJvm = new Stats[RELAYS.length];
     Stats[] processes = new Stats[RELAYS.length];
     for (int i = 0; i < RELAYS.length; i++) {
