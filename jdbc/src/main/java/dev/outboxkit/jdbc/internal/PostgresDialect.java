@@ -117,6 +117,16 @@ public final class PostgresDialect extends SqlDialect {
   }
 
   @Override
+  public String beforeRelayTransaction() {
+    // The relay's own bookkeeping commits without waiting for the WAL flush (about 1 ms per commit
+    // on ordinary disks, twice per batch, on the path from commit to publish). Safe for
+    // at-least-once: a database crash can only lose the last few claims or acks, so those events
+    // are claimed and sent again; nothing is marked PUBLISHED before the broker confirmed it, and
+    // the application's own commits stay synchronous. Transaction-local, like the claim's pins.
+    return "SELECT set_config('synchronous_commit', 'off', true)";
+  }
+
+  @Override
   public String beforeClaim() {
     // Pins the claim to its cheap plan: walk the PENDING index in seq order, probe each row's
     // aggregate with a nested loop, stop at the LIMIT. With stale statistics (a new or truncated

@@ -136,10 +136,11 @@ public abstract class SqlDialect {
   public abstract String purgeFinished();
 
   /**
-   * A statement run before each relay transaction, or null for none. On InnoDB it sets READ
-   * COMMITTED for the next transaction only: the default REPEATABLE READ takes gap locks while
-   * claiming, which would stall applications inserting new events into the same index range, and a
-   * one-shot setting leaves the pooled connection's own level untouched, with nothing to restore.
+   * A statement run first in each relay transaction (claim and acknowledgement), or null for none;
+   * it must leave the pooled connection as it found it. On InnoDB it sets READ COMMITTED for the
+   * next transaction only: the default REPEATABLE READ takes gap locks while claiming, which would
+   * stall applications inserting new events into the same index range. On PostgreSQL it lets the
+   * relay's commits skip the WAL flush wait.
    */
   public String beforeRelayTransaction() {
     return null;

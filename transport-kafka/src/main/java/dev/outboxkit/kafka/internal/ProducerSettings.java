@@ -14,9 +14,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  */
 public final class ProducerSettings {
 
-  /** Kafka's own defaults, needed to check the delivery-timeout rule before Kafka does. */
-  private static final long KAFKA_DEFAULT_LINGER_MS = 5;
-
   /**
    * Settings safe to print. Anything else (notably {@code sasl.jaas.config}, passwords, keys and
    * tokens) is never logged, whatever its name.
@@ -93,10 +90,14 @@ public final class ProducerSettings {
     config.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(request.toMillis()));
     config.putIfAbsent(
         ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(deliveryTimeout.toMillis()));
+    // The relay hands over a whole batch and then waits for it: lingering would only make the
+    // last partly filled request of every batch wait out the timer (5 ms by default in Kafka 4).
+    // Records sent while a request is in flight are still batched together.
+    config.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "0");
 
     ProducerSettings settings = new ProducerSettings(config);
     // Kafka refuses delivery.timeout.ms < linger.ms + request.timeout.ms; say so in our words.
-    long linger = settings.millisOr(ProducerConfig.LINGER_MS_CONFIG, KAFKA_DEFAULT_LINGER_MS);
+    long linger = settings.millis(ProducerConfig.LINGER_MS_CONFIG);
     long requestMs = settings.millis(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG);
     if (settings.deliveryTimeout.toMillis() < linger + requestMs) {
       throw new OutboxConfigurationException(
@@ -148,15 +149,9 @@ public final class ProducerSettings {
     return acks.equals("all") || acks.equals("-1");
   }
 
+  /** A setting in milliseconds; every setting read here has a value by then. */
   private long millis(String key) {
-    return millisOr(key, -1);
-  }
-
-  private long millisOr(String key, long fallback) {
     Object value = config.get(key);
-    if (value == null) {
-      return fallback;
-    }
     if (value instanceof Number) {
       return ((Number) value).longValue();
     }
