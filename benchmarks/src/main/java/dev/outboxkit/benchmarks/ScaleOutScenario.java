@@ -43,32 +43,7 @@ final class ScaleOutScenario implements Scenario {
       for (int r = 0; r < run.reps(); r++) {
         inJvm[i].add(inJvm(run, events, RELAYS[i]));
       }
-      List<ChildJvm> children = new ArrayList<>();
-      try {
-        for (int c = 0; c < RELAYS[i]; c++) {
-          children.add(
-              ChildJvm.start(
-                  "relay-" + c,
-                  RelayProcess.class,
-                  List.of("-Xmx256m"),
-                  run.db(),
-                  List.of("relay-" + c, Integer.toString(BATCH))));
-        }
-        for (ChildJvm child : children) {
-          child.expect("READY");
-        }
-        processes(run, events, children); // warm-up of the new JVMs, discarded
-        for (int r = 0; r < run.reps(); r++) {
-          processes[i].add(processes(run, events, children));
-        }
-        for (ChildJvm child : children) {
-          child.finish();
-        }
-      } finally {
-        for (ChildJvm child : children) {
-          child.close();
-        }
-      }
+      processRounds(run, events, RELAYS[i], processes[i]);
     }
     EventLoader.truncate(run.db().dataSource(), TABLE);
     List<String[]> rows = new ArrayList<>();
@@ -90,18 +65,47 @@ final class ScaleOutScenario implements Scenario {
         .section(
             "Scale-out — " + run.flavor(),
             String.format(
-                "%,d PENDING events (%d aggregates) drained by 1, 2 or 4 unordered relays (null"
-                    + " transport, batch %d) running in the background together: in this JVM, each relay with its own pool,"
-                    + " and as child JVMs (started, connected and warmed up by a discarded round"
-                    + " before the clock starts). Events/s"
-                    + " = all events / wall time from the start signal until a poll every 5 ms"
-                    + " finds no event PENDING or IN_FLIGHT;"
-                    + " ratio against 1 relay of the same kind. Duplicates: none in any run"
-                    + " (every delivery is counted per event id; one duplicate fails the run)."
-                    + " Database and relays share the same"
-                    + " %d cores.",
+                "%,d PENDING events (%,d aggregates) drained by 1, 2 or 4 unordered relays (null"
+                    + " transport, batch %d) running in the background together: in this JVM,"
+                    + " each relay with its own pool, and as child JVMs (started, connected and"
+                    + " warmed up by a discarded round before the clock starts). Events/s = all"
+                    + " events / wall time from the start signal until a poll every 5 ms finds"
+                    + " no event PENDING or IN_FLIGHT; ratio against 1 relay of the same kind."
+                    + " Duplicates: none in any run (every delivery is counted per event id; one"
+                    + " duplicate fails the run). Database and relays share the same %d cores.",
                 events, AGGREGATES, BATCH, Runtime.getRuntime().availableProcessors()),
             rows);
+  }
+
+  /** Starts {@code relays} child JVMs, runs a discarded warm-up round, then the measured ones. */
+  private static void processRounds(BenchRun run, int events, int relays, Stats stats)
+      throws Exception {
+    List<ChildJvm> children = new ArrayList<>();
+    try {
+      for (int c = 0; c < relays; c++) {
+        children.add(
+            ChildJvm.start(
+                "relay-" + c,
+                RelayProcess.class,
+                List.of("-Xmx256m"),
+                run.db(),
+                List.of("relay-" + c, Integer.toString(BATCH))));
+      }
+      for (ChildJvm child : children) {
+        child.expect("READY");
+      }
+      processes(run, events, children); // warm-up of the new JVMs, discarded
+      for (int r = 0; r < run.reps(); r++) {
+        stats.add(processes(run, events, children));
+      }
+      for (ChildJvm child : children) {
+        child.finish();
+      }
+    } finally {
+      for (ChildJvm child : children) {
+        child.close();
+      }
+    }
   }
 
   private static void load(BenchRun run, int events) throws Exception {

@@ -70,7 +70,7 @@ final class TableSizeScenario implements Scenario {
           .section(
               "Table size — " + run.flavor(),
               String.format(
-                  "%,d PENDING events (%d aggregates) drained by one relay (null transport, batch"
+                  "%,d PENDING events (%,d aggregates) drained by one relay (null transport, batch"
                       + " %d) from a table that also holds %,d PUBLISHED rows of the same"
                       + " aggregates, against an empty table; both analyzed after loading, as"
                       + " autovacuum would have. Target: ratio ≥ 0.9 (the claim stays on the"
