@@ -23,6 +23,9 @@ public final class RelayStore {
   /** Largest IN list in one statement; longer lists are split. */
   private static final int MAX_IN_LIST = 1000;
 
+  /** Tries of one relay transaction chosen as a deadlock victim, before the error goes up. */
+  static final int DEADLOCK_ATTEMPTS = 3;
+
   private final DataSource ds;
   private final TableName table;
   private final Dialect explicitDialect;
@@ -81,9 +84,25 @@ public final class RelayStore {
       }
     }
     SqlDialect d = s.dialect();
-    // The plan pins of beforeClaim fit the plain claim's scan; the sparse claim plans freely.
-    return Transactions.inTransaction(
-        ds, work, d.beforeRelayTransaction(), claim == Claim.PLAIN ? d.beforeClaim() : null);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        // The plan pins of beforeClaim fit the plain claim's scan; the sparse claim plans freely.
+        return Transactions.inTransaction(
+            ds, work, d.beforeRelayTransaction(), claim == Claim.PLAIN ? d.beforeClaim() : null);
+      } catch (SQLException e) {
+        // Relays claiming and reclaiming leases at once can deadlock on InnoDB's index locks; the
+        // server rolled the victim back whole, so running the same work again is safe.
+        if (attempt == DEADLOCK_ATTEMPTS || !isDeadlock(e)) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** A deadlock or serialization failure (MySQL/MariaDB 1213 and PostgreSQL use these states). */
+  static boolean isDeadlock(SQLException e) {
+    String state = e.getSQLState();
+    return "40001".equals(state) || "40P01".equals(state);
   }
 
   /**
