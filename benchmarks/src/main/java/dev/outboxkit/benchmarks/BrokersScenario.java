@@ -2,7 +2,6 @@ package dev.outboxkit.benchmarks;
 
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.RelayListener;
-import dev.outboxkit.testkit.Flavor;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,18 +26,10 @@ final class BrokersScenario implements Scenario {
 
   @Override
   public void run(BenchRun run) throws Exception {
-    try {
-      if (targets == null) {
-        targets = List.of(KafkaTarget.start(), JmsTarget.start(), WebhookTarget.start());
-      }
-      measure(run);
-    } catch (Exception | Error e) {
-      stopBrokers();
-      throw e;
+    if (targets == null) {
+      targets = List.of(KafkaTarget.start(), JmsTarget.start(), WebhookTarget.start());
     }
-    if (run.flavor() == Flavor.MARIADB) {
-      stopBrokers(); // Bench runs PostgreSQL, then MariaDB; the Kafka broker's threads must end
-    }
+    measure(run);
   }
 
   private void measure(BenchRun run) throws Exception {
@@ -133,7 +124,9 @@ final class BrokersScenario implements Scenario {
     return events;
   }
 
-  private void stopBrokers() {
+  /** Stops the brokers: the Kafka broker's threads would keep the JVM alive. */
+  @Override
+  public void close() {
     if (targets == null) {
       return;
     }

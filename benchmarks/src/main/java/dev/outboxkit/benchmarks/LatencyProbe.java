@@ -1,6 +1,5 @@
 package dev.outboxkit.benchmarks;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
@@ -47,28 +46,6 @@ final class LatencyProbe {
   /** The writer in this JVM; with {@code hint} it calls {@code relay.wakeUp()} after commit. */
   LatencyWindows inThisJvm(boolean hint) throws Exception {
     return measure(ds, Function.identity(), relay -> writeHere(relay, hint));
-  }
-
-  /**
-   * Diagnostic, PostgreSQL: as {@code inThisJvm(true)}, but the relay's own transactions (claim,
-   * acknowledgement) commit with {@code synchronous_commit=off}, so they do not wait for a WAL
-   * flush. The writer's transactions stay synchronous.
-   */
-  LatencyWindows hintWithRelayCommitsAsync() throws Exception {
-    try (HikariDataSource relayDs = new HikariDataSource()) {
-      String url = db.jdbcUrl();
-      relayDs.setJdbcUrl(
-          url + (url.contains("?") ? "&" : "?") + "options=-c%20synchronous_commit%3Doff");
-      if (db.user() != null) {
-        relayDs.setUsername(db.user());
-      }
-      if (db.password() != null) {
-        relayDs.setPassword(db.password());
-      }
-      relayDs.setMaximumPoolSize(4);
-      relayDs.setPoolName("relay-async-commit");
-      return measure(relayDs, Function.identity(), relay -> writeHere(relay, true));
-    }
   }
 
   private Map<UUID, Long> writeHere(OutboxRelay relay, boolean hint) throws SQLException {

@@ -51,14 +51,6 @@ final class LatencyScenario implements Scenario {
             "same-JVM hint: relay.wakeUp() after commit",
             probe.inThisJvm(true),
             "p50 ≤ 2, p99 ≤ 10"));
-    if (run.flavor() == Flavor.POSTGRES) {
-      rows.add(
-          row(
-              "diagnostic: same-JVM hint, relay's own transactions with synchronous_commit=off",
-              new LatencyProbe(run.db(), RATE, warmUp, measured.dividedBy(3))
-                  .hintWithRelayCommitsAsync(),
-              "(not a library setting)"));
-    }
     run.report()
         .section(
             "Latency, commit to ack — " + run.flavor(),
@@ -74,11 +66,9 @@ final class LatencyScenario implements Scenario {
                     + " median of the run's %d equal windows by commit time, min–max in brackets."
                     + " Every committed event is checked acknowledged and PUBLISHED. The last column"
                     + " shows where the relay's time goes (RelayListener timings of the batches"
-                    + " that found events). The diagnostic row (PostgreSQL) repeats the hint with"
-                    + " the relay's claim and acknowledgement transactions committing without"
-                    + " waiting for the WAL flush (a separate pool with synchronous_commit=off;"
-                    + " the writer stays synchronous; a third of the run's length): it shows how"
-                    + " much of the latency is the relay's two commit flushes per batch.",
+                    + " that found events). On PostgreSQL the relay's own claim and acknowledgement"
+                    + " transactions commit without waiting for the WAL flush (the library's"
+                    + " setting; the writer's commits stay synchronous).",
                 RATE,
                 measured.getSeconds(),
                 warmUp.getSeconds(),

@@ -7,6 +7,7 @@ import static dev.outboxkit.jdbc.EventStatus.PENDING;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
+import dev.outboxkit.jdbc.RelayListener;
 import java.time.Duration;
 import javax.sql.DataSource;
 
@@ -27,7 +28,7 @@ final class RelayDrain {
    */
   static double eventsPerSecond(
       DataSource ds, String table, int batchSize, boolean ordered, int expected) {
-    return drain(ds, table, batchSize, ordered, expected, null).eventsPerSecond();
+    return drain(ds, table, batchSize, ordered, expected, null, null).eventsPerSecond();
   }
 
   /**
@@ -35,6 +36,7 @@ final class RelayDrain {
    * rate is over the events drained so far, and only those are verified.
    *
    * @param expected the events waiting in the table
+   * @param listener the relay's listener, or null for none
    * @throws IllegalStateException if an event was published twice or out of order, or if the drain
    *     ended early or left an event unfinished before the limit
    */
@@ -44,15 +46,19 @@ final class RelayDrain {
       int batchSize,
       boolean ordered,
       int expected,
-      Duration timeLimit) {
+      Duration timeLimit,
+      RelayListener listener) {
     Deliveries deliveries = new Deliveries();
-    try (OutboxRelay relay =
+    OutboxRelay.Builder builder =
         OutboxRelay.builder(ds, deliveries)
             .name("bench")
             .table(table)
             .batchSize(batchSize)
-            .ordered(ordered)
-            .build()) {
+            .ordered(ordered);
+    if (listener != null) {
+      builder.listener(listener);
+    }
+    try (OutboxRelay relay = builder.build()) {
       long start = System.nanoTime();
       long deadline = timeLimit == null ? Long.MAX_VALUE : start + timeLimit.toNanos();
       int drained = 0;

@@ -95,6 +95,6 @@ final class TableSizeScenario implements Scenario {
     EventLoader.insert(
         ds, run.dialect(), table, history + 1, events, AGGREGATES, EventStatus.PENDING);
     EventLoader.analyze(ds, run.dialect(), table);
-    return RelayDrain.drain(ds, table, BATCH, ordered, events, TIME_LIMIT);
+    return RelayDrain.drain(ds, table, BATCH, ordered, events, TIME_LIMIT, null);
   }
 }
