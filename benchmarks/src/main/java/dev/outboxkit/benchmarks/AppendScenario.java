@@ -24,7 +24,7 @@ final class AppendScenario implements Scenario {
   private static void append(
       Report report, AppendBenchmark bench, Flavor flavor, boolean quick, int reps)
       throws Exception {
-    int perThread = quick ? 250 : 1000;
+    int perThread = quick ? 250 : 500;
     List<String[]> rows = new ArrayList<>();
     rows.add(
         new String[] {
