@@ -44,10 +44,18 @@ final class AppendScenario implements Scenario {
       bench.reset();
       bench.run(threads, perThread, true);
       for (int r = 0; r < reps; r++) {
+        // Alternate which goes first, so a drift in the machine's load favours neither.
+        boolean libraryFirst = r % 2 == 1;
+        if (libraryFirst) {
+          bench.reset();
+          library.add(bench.run(threads, perThread, true));
+        }
         bench.reset();
         hand.add(bench.run(threads, perThread, false));
-        bench.reset();
-        library.add(bench.run(threads, perThread, true));
+        if (!libraryFirst) {
+          bench.reset();
+          library.add(bench.run(threads, perThread, true));
+        }
         if (flavor == Flavor.POSTGRES) {
           bench.reset();
           bench.notifyTrigger(true);

@@ -40,10 +40,11 @@ final class DrainScenario implements Scenario {
       Stats baseline = new Stats();
       Stats unordered = new Stats();
       Stats ordered = new Stats();
-      bench.load(events, 1000); // warm-up round, discarded
-      bench.baseline(events, batch);
-      bench.load(events, 1000);
-      bench.relay(events, batch, true);
+      int warmUp = events / 5; // a smaller warm-up round, discarded
+      bench.load(warmUp, 1000);
+      bench.baseline(warmUp, batch);
+      bench.load(warmUp, 1000);
+      bench.relay(warmUp, batch, true);
       for (int r = 0; r < reps; r++) {
         bench.load(events, 1000);
         baseline.add(bench.baseline(events, batch));
