@@ -4,7 +4,6 @@ import static dev.outboxkit.http.Events.SECRET;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.OutboxEvent;
-import dev.outboxkit.http.logcapture.LogCapture;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.Outbox;
 import dev.outboxkit.jdbc.OutboxAdmin;
@@ -14,6 +13,7 @@ import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.TestDatabases;
+import dev.outboxkit.testkit.logging.LogCapture;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;

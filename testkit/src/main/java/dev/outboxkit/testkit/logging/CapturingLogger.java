@@ -1,4 +1,4 @@
-package dev.outboxkit.http.logcapture;
+package dev.outboxkit.testkit.logging;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -1,4 +1,4 @@
-package dev.outboxkit.http.logcapture;
+package dev.outboxkit.testkit.logging;
 
 import java.util.ArrayList;
 import java.util.List;

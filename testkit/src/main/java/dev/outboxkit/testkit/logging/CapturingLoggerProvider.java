@@ -1,4 +1,4 @@
-package dev.outboxkit.http.logcapture;
+package dev.outboxkit.testkit.logging;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,9 +12,11 @@ import org.slf4j.spi.MDCAdapter;
 import org.slf4j.spi.SLF4JServiceProvider;
 
 /**
- * The slf4j provider of this module's tests (found first on the test class path, through
- * META-INF/services): slf4j-simple's file logging unchanged, plus {@link LogCapture} and a working
- * MDC (slf4j-simple's own provider ignores the MDC).
+ * The slf4j provider of test JVMs that need more than slf4j-simple: its file logging unchanged
+ * (target/test.log, levels from simplelogger.properties), plus a working MDC (slf4j-simple's own
+ * provider ignores the MDC) and {@link LogCapture}. A module selects it in Surefire's
+ * systemPropertyVariables: {@code
+ * slf4j.provider=dev.outboxkit.testkit.logging.CapturingLoggerProvider}.
  */
 public final class CapturingLoggerProvider implements SLF4JServiceProvider {
   private final IMarkerFactory markers = new BasicMarkerFactory();
