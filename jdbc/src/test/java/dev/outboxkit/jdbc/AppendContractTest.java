@@ -7,7 +7,6 @@ import dev.outboxkit.InvalidEventException;
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.internal.EventRows;
-import dev.outboxkit.jdbc.internal.SqlDialect;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,6 +29,10 @@ import org.junit.jupiter.api.Test;
 
 /** What {@link Outbox#append} promises, on every database. Subclasses pick the database. */
 abstract class AppendContractTest extends DatabaseTest {
+  /** The columns EventRows reads, as the claim statements return them. */
+  private static final String EVENT_COLUMNS =
+      "seq, id, aggregate_type, aggregate_id, event_type, schema_version, destination, tenant,"
+          + " payload, content_type, headers, occurred_at, expires_at, attempts";
 
   private static OutboxEvent.Builder event(String aggregateId) {
     return OutboxEvent.builder("Order", aggregateId, "OrderPlaced").payload("{\"n\":1}");
@@ -40,8 +43,7 @@ abstract class AppendContractTest extends DatabaseTest {
     try (Connection c = ds.getConnection();
         Statement s = c.createStatement();
         ResultSet rs =
-            s.executeQuery(
-                "SELECT " + SqlDialect.EVENT_COLUMNS + " FROM " + table + " ORDER BY seq")) {
+            s.executeQuery("SELECT " + EVENT_COLUMNS + " FROM " + table + " ORDER BY seq")) {
       while (rs.next()) {
         events.add(EventRows.read(rs, sql()));
       }
@@ -308,8 +310,7 @@ abstract class AppendContractTest extends DatabaseTest {
     Map<String, Integer> lastN = new HashMap<>();
     try (Connection c = ds.getConnection();
         PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT " + SqlDialect.EVENT_COLUMNS + " FROM outbox_event ORDER BY seq");
+            c.prepareStatement("SELECT " + EVENT_COLUMNS + " FROM outbox_event ORDER BY seq");
         ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         OutboxEvent e = EventRows.read(rs, sql());

@@ -5,6 +5,7 @@ import dev.outboxkit.jms.internal.PropertyNames;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
+import jakarta.jms.MessageEOFException;
 import jakarta.jms.TextMessage;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
@@ -311,19 +312,21 @@ public final class JmsEvents {
   }
 
   /**
-   * Reads the payload as the bytes that were appended: a {@code BytesMessage}'s body, or a {@code
-   * TextMessage}'s text encoded in the charset of its {@value #CONTENT_TYPE} (UTF-8 unless given).
+   * Reads the payload as the bytes that were appended: a {@code BytesMessage}'s whole body, or a
+   * {@code TextMessage}'s text encoded in the charset of its {@value #CONTENT_TYPE} (UTF-8 unless
+   * given). A {@code BytesMessage} is read from the start, whatever was read of it before, and
+   * rewound ({@code reset()}) afterwards, so it can be read again. JMS 1.1 calls only.
    *
    * @param message a consumed {@code BytesMessage} or {@code TextMessage}
    * @return the payload bytes
-   * @throws IllegalArgumentException if the message is of another type
+   * @throws IllegalArgumentException if the message is of another type, or its body does not fit in
+   *     a byte array
    * @throws JMSException if the provider cannot read the body
    */
   public static byte[] payload(Message message) throws JMSException {
     Objects.requireNonNull(message, "message");
     if (message instanceof BytesMessage) {
-      byte[] body = message.getBody(byte[].class);
-      return body == null ? new byte[0] : body;
+      return body((BytesMessage) message);
     }
     if (message instanceof TextMessage) {
       String text = ((TextMessage) message).getText();
@@ -360,6 +363,42 @@ public final class JmsEvents {
    */
   public static Optional<String> headerName(String propertyName) {
     return PropertyNames.decode(propertyName);
+  }
+
+  /**
+   * The whole body, with JMS 1.1 calls only ({@code Message.getBody} is JMS 2.0): rewound first, so
+   * a body the consumer already read in part comes back whole, and again after, so the consumer can
+   * still read it.
+   */
+  private static byte[] body(BytesMessage message) throws JMSException {
+    message.reset();
+    long length = message.getBodyLength();
+    if (length > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException(
+          "message " + message.getJMSMessageID() + " has a body too large for a byte array");
+    }
+    byte[] body = new byte[(int) length];
+    // readBytes fills the array from index 0 and says how much it read; a provider may hand the
+    // body out in pieces.
+    int filled = Math.max(0, message.readBytes(body));
+    while (filled < body.length) {
+      byte[] rest = new byte[body.length - filled];
+      int n = message.readBytes(rest);
+      if (n <= 0) {
+        throw new MessageEOFException(
+            "message "
+                + message.getJMSMessageID()
+                + " ended after "
+                + filled
+                + " of its "
+                + body.length
+                + " body bytes");
+      }
+      System.arraycopy(rest, 0, body, filled, n);
+      filled += n;
+    }
+    message.reset();
+    return body;
   }
 
   private static Optional<String> property(Message message, String name) throws JMSException {

@@ -20,8 +20,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes outbox events to any Jakarta Messaging (JMS 3.x) provider. Thread-safe; one instance
- * can serve several relays.
+ * Publishes outbox events to any JMS provider through the {@code jakarta.jms} API. Only the classic
+ * API of JMS 1.1 is used (connection, session, producer; no {@code JMSContext}), so any provider of
+ * that API works. Thread-safe; one instance can serve several relays.
  *
  * <pre>{@code
  * ConnectionFactory factory = (ConnectionFactory) new InitialContext().lookup("java:comp/env/jms/cf");
@@ -44,9 +45,9 @@ import org.slf4j.LoggerFactory;
  * session of its own (sessions are never shared between threads), taken from a small pool of idle
  * ones. The transport never calls {@code start()} (only consumers need it) or {@code setClientID}.
  *
- * <p>Jakarta EE: a factory looked up from JNDI in a servlet container works as it is. In web and
- * EJB containers the exception listener is not allowed; the transport then finds a lost connection
- * when a send on it fails. The relay's threads are not container threads and run no JTA
+ * <p>Java EE and Jakarta EE: a factory looked up from JNDI in a servlet container works as it is.
+ * In web and EJB containers the exception listener is not allowed; the transport then finds a lost
+ * connection when a send on it fails. The relay's threads are not container threads and run no JTA
  * transaction, so give it a factory whose sessions are transacted locally (not an XA-only one).
  *
  * <p>A send never waits without bound: connecting runs on a helper thread that the send waits for

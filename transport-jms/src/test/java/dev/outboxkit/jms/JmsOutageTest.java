@@ -188,7 +188,7 @@ class JmsOutageTest {
   void without_an_exception_listener_a_restarted_broker_is_found_and_used_within_the_next_send()
       throws Exception {
     String type = unique("NoListener");
-    // As in Jakarta EE web and EJB containers, where setExceptionListener is forbidden.
+    // As in Java EE and Jakarta EE web and EJB containers, where setExceptionListener is forbidden.
     transport(new NoListenerFactory(broker.factory()));
     assertThat(transport.send(OutboxMessage.of(event(type, "a", 0), 1)))
         .isEqualTo(SendResult.delivered());
@@ -209,7 +209,10 @@ class JmsOutageTest {
     return ids;
   }
 
-  /** A factory whose connections refuse exception listeners, as in Jakarta EE containers. */
+  /**
+   * A factory whose connections refuse exception listeners, as in Java EE and Jakarta EE
+   * containers.
+   */
   private static final class NoListenerFactory extends ForwardingFactory {
     NoListenerFactory(ConnectionFactory delegate) {
       super(delegate);

@@ -160,6 +160,35 @@ class JmsTransportTest {
   }
 
   @Test
+  void payload_reads_a_bytes_body_whole_after_a_partial_read_and_leaves_it_readable_again()
+      throws Exception {
+    String type = unique("Body");
+    byte[] big = new byte[200_000];
+    for (int i = 0; i < big.length; i++) {
+      big[i] = (byte) (i * 31);
+    }
+    OutboxEvent large = OutboxEvent.builder(type, "a", "Big").payload(big, "application/x").build();
+    OutboxEvent empty =
+        OutboxEvent.builder(type, "a", "Empty").payload(new byte[0], "application/x").build();
+    transport().sendBatch(messages(List.of(large, empty)));
+
+    try (Connection c = broker.factory().createConnection()) {
+      c.start();
+      Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+      MessageConsumer consumer = s.createConsumer(s.createQueue("outbox." + type));
+      jakarta.jms.BytesMessage m = (jakarta.jms.BytesMessage) consumer.receive(5_000);
+      byte[] start = new byte[10];
+      assertThat(m.readBytes(start)).isEqualTo(10); // the consumer had a look first
+
+      assertThat(JmsEvents.payload(m)).isEqualTo(big);
+      byte[] again = new byte[big.length];
+      assertThat(m.readBytes(again)).isEqualTo(big.length);
+      assertThat(again).isEqualTo(big);
+      assertThat(JmsEvents.payload(consumer.receive(5_000))).isEmpty();
+    }
+  }
+
+  @Test
   void textMessages_sends_textual_payloads_as_text_and_keeps_other_bytes_untouched()
       throws Exception {
     transport = JmsTransport.builder(broker.factory()).textMessages(true).build();

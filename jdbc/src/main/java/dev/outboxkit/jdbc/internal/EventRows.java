@@ -5,7 +5,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 
-/** Rebuilds stored events from the columns of {@link SqlDialect#EVENT_COLUMNS}. */
+/** Rebuilds stored events from the columns the claim statements return. */
 public final class EventRows {
   private EventRows() {}
 

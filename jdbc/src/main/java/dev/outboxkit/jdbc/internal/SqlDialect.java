@@ -4,22 +4,50 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /**
  * The SQL of one database product. A dialect returns statement text and capability flags and binds
  * the few types whose JDBC mapping differs by vendor; it never runs a statement.
  *
- * <p>Statement text uses two placeholders: {@code {table}} (the validated, possibly
+ * <p>The statements live in resource files under {@code dev/outboxkit/jdbc/sql/}: {@code
+ * common.sql} holds those that read the same everywhere, and one file per vendor the ones that
+ * differ (see {@link SqlStatements}). Each method here names one statement and documents its
+ * parameters. Statement text uses two placeholders: {@code {table}} (the validated, possibly
  * schema-qualified table name) and {@code {seqs}} (a list of {@code ?} for a batch of sequence
  * numbers). Every time comparison uses the database clock, never the relay host's.
  */
 public abstract class SqlDialect {
+  private final Map<String, String> statements;
 
-  /** Columns the relay reads to rebuild an event, in this order, after {@code seq}. */
-  public static final String EVENT_COLUMNS =
-      "seq, id, aggregate_type, aggregate_id, event_type, schema_version, destination, tenant,"
-          + " payload, content_type, headers, occurred_at, expires_at, attempts";
+  /**
+   * @param vendorFile the vendor's statement file, relative to {@code dev/outboxkit/jdbc/sql/},
+   *     layered over {@code common.sql}
+   */
+  protected SqlDialect(String vendorFile) {
+    this.statements = SqlStatements.load("common.sql", vendorFile);
+  }
+
+  /** The statement of that name; thrown on a statement this vendor does not have. */
+  private String statement(String name) {
+    String sql = statements.get(name);
+    if (sql == null) {
+      throw new UnsupportedOperationException(name() + " has no statement " + name);
+    }
+    return sql;
+  }
+
+  /** The statement of that name, or null where this vendor has none (an optional step). */
+  private String optionalStatement(String name) {
+    return statements.get(name);
+  }
+
+  /** The names of this dialect's statements, for checks of the resource files. */
+  final Set<String> statementNames() {
+    return statements.keySet();
+  }
 
   /** Product name for logs and errors. */
   public abstract String name();
@@ -28,7 +56,9 @@ public abstract class SqlDialect {
   public abstract String schemaResource();
 
   /** Inserts one event: 12 parameters, the 12th the delay in microseconds before availability. */
-  public abstract String insert();
+  public final String insert() {
+    return statement("insert");
+  }
 
   /**
    * True when {@link #claimUnordered()} and {@link #claimOrdered()} claim in one statement ({@code
@@ -38,13 +68,13 @@ public abstract class SqlDialect {
   public abstract boolean claimsInOneStatement();
 
   /** One-statement unordered claim: params owner, lease millis, limit. */
-  public String claimUnordered() {
-    throw new UnsupportedOperationException(name());
+  public final String claimUnordered() {
+    return statement("claimUnordered");
   }
 
   /** One-statement ordered claim: params owner, lease millis, limit. */
-  public String claimOrdered() {
-    throw new UnsupportedOperationException(name());
+  public final String claimOrdered() {
+    return statement("claimOrdered");
   }
 
   /**
@@ -53,87 +83,119 @@ public abstract class SqlDialect {
    * where {@link #claimOrdered()} costs O(pending events) whenever fewer heads than the limit are
    * claimable. Params owner, lease millis, limit. Null where unsupported.
    */
-  public String claimOrderedSparse() {
-    return null;
+  public final String claimOrderedSparse() {
+    return optionalStatement("claimOrderedSparse");
   }
 
   /** Locks up to {@code ?} claimable rows, unordered mode; returns event columns + expired. */
-  public String lockUnordered() {
-    throw new UnsupportedOperationException(name());
+  public final String lockUnordered() {
+    return statement("lockUnordered");
   }
 
   /** Non-locking read of up to {@code ?} ordered-mode candidates' seq numbers. */
-  public String orderedCandidates() {
-    throw new UnsupportedOperationException(name());
+  public final String orderedCandidates() {
+    return statement("orderedCandidates");
   }
 
   /** Locks the still-claimable rows among {@code {seqs}}; returns event columns + expired. */
-  public String lockCandidates() {
-    throw new UnsupportedOperationException(name());
+  public final String lockCandidates() {
+    return statement("lockCandidates");
   }
 
   /** Marks {@code {seqs}} IN_FLIGHT: params owner, lease millis, then the seqs. */
-  public String markClaimed() {
-    throw new UnsupportedOperationException(name());
+  public final String markClaimed() {
+    return statement("markClaimed");
   }
 
   /** IN_FLIGHT rows whose lease ran out go back to PENDING. No params. */
-  public abstract String reclaimExpiredLeases();
+  public final String reclaimExpiredLeases() {
+    return statement("reclaimExpiredLeases");
+  }
 
   /** Delivered rows become PUBLISHED: params owner, then seqs. */
-  public abstract String markPublished();
+  public final String markPublished() {
+    return statement("markPublished");
+  }
 
   /** Delivered rows are deleted: params owner, then seqs. */
-  public abstract String deletePublished();
+  public final String deletePublished() {
+    return statement("deletePublished");
+  }
 
   /** Rows go back to PENDING without charging the attempt: params owner, then seqs. */
-  public abstract String release();
+  public final String release() {
+    return statement("release");
+  }
 
   /** Rows become EXPIRED: params owner, then seqs. */
-  public abstract String markExpired();
+  public final String markExpired() {
+    return statement("markExpired");
+  }
 
   /**
    * One row back to PENDING later: params delay micros, attempts to give back (0 or 1), last_error,
    * seq, owner.
    */
-  public abstract String markRetry();
+  public final String markRetry() {
+    return statement("markRetry");
+  }
 
   /** One row to DEAD: params last_error, seq, owner. */
-  public abstract String markDead();
+  public final String markDead() {
+    return statement("markDead");
+  }
 
   /** Rows of one status: param status. */
-  public abstract String countStatus();
+  public final String countStatus() {
+    return statement("countStatus");
+  }
 
   /** Count per status, whole table: no params; columns status, n. */
-  public abstract String countByStatus();
+  public final String countByStatus() {
+    return statement("countByStatus");
+  }
 
   /** Lowest-seq PENDING row's occurred_at and the database's now: no params. */
-  public abstract String oldestPending();
+  public final String oldestPending() {
+    return statement("oldestPending");
+  }
 
   /**
    * The live figures in one statement, each from an index of live rows: no params; columns pending,
    * in_flight, dead, oldest (the lowest-seq PENDING row's occurred_at, or null), db_now. The
    * statuses are literals, not parameters, so PostgreSQL can match its partial indexes.
    */
-  public abstract String snapshot();
+  public final String snapshot() {
+    return statement("snapshot");
+  }
 
   /** A page of DEAD events after a seq: params after-seq, limit. */
-  public abstract String listDead();
+  public final String listDead() {
+    return statement("listDead");
+  }
 
   /** One DEAD event back to PENDING with attempts reset: param id. */
-  public abstract String replayDead();
+  public final String replayDead() {
+    return statement("replayDead");
+  }
 
   /** Every DEAD event back to PENDING with attempts reset: no params. */
-  public abstract String replayAllDead();
+  public final String replayAllDead() {
+    return statement("replayAllDead");
+  }
 
   /** Deletes one DEAD event: param id. */
-  public abstract String discardDead();
+  public final String discardDead() {
+    return statement("discardDead");
+  }
 
   /**
    * Deletes up to {@code ?} PUBLISHED/EXPIRED rows finished before now minus micros: params micros,
    * limit.
    */
-  public abstract String purgeFinished();
+  public final String purgeFinished() {
+    return statement("purgeFinished");
+  }
 
   /**
    * A statement run first in each relay transaction (claim and acknowledgement), or null for none;
@@ -142,16 +204,16 @@ public abstract class SqlDialect {
    * stall applications inserting new events into the same index range. On PostgreSQL it lets the
    * relay's commits skip the WAL flush wait.
    */
-  public String beforeRelayTransaction() {
-    return null;
+  public final String beforeRelayTransaction() {
+    return optionalStatement("beforeRelayTransaction");
   }
 
   /**
    * A statement run first in each claim transaction, after {@link #beforeRelayTransaction()}, or
    * null for none.
    */
-  public String beforeClaim() {
-    return null;
+  public final String beforeClaim() {
+    return optionalStatement("beforeClaim");
   }
 
   /** Binds an event id. */
@@ -178,8 +240,12 @@ public abstract class SqlDialect {
    * Records (consumer, event id) unless present: params consumer, event id. Updates one row when
    * new, none when the pair was there; waits for a concurrent inserter of the same pair to finish.
    */
-  public abstract String inboxInsert();
+  public final String inboxInsert() {
+    return statement("inboxInsert");
+  }
 
   /** Deletes up to {@code ?} inbox rows older than now minus micros: params micros, limit. */
-  public abstract String inboxPurge();
+  public final String inboxPurge() {
+    return statement("inboxPurge");
+  }
 }

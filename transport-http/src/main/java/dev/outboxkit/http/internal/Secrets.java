@@ -1,7 +1,9 @@
 package dev.outboxkit.http.internal;
 
 import dev.outboxkit.OutboxConfigurationException;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.List;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -60,6 +62,10 @@ public final class Secrets {
       throw new OutboxConfigurationException(
           "at least one webhook secret ('whsec_<base64 key>') is required");
     }
-    return secrets.stream().map(Secrets::decode).toList();
+    List<SecretKeySpec> keys = new ArrayList<>(secrets.size());
+    for (String secret : secrets) {
+      keys.add(decode(secret));
+    }
+    return Collections.unmodifiableList(keys);
   }
 }

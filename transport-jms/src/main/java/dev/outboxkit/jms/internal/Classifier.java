@@ -2,14 +2,10 @@ package dev.outboxkit.jms.internal;
 
 import dev.outboxkit.Failures;
 import jakarta.jms.IllegalStateException;
-import jakarta.jms.IllegalStateRuntimeException;
 import jakarta.jms.InvalidDestinationException;
-import jakarta.jms.InvalidDestinationRuntimeException;
 import jakarta.jms.JMSException;
 import jakarta.jms.MessageFormatException;
-import jakarta.jms.MessageFormatRuntimeException;
 import jakarta.jms.ResourceAllocationException;
-import jakarta.jms.ResourceAllocationRuntimeException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.regex.Pattern;
@@ -18,11 +14,15 @@ import java.util.regex.Pattern;
  * Sorts a JMS failure into what the relay should do about it. The table is in {@link
  * dev.outboxkit.jms.JmsTransport}'s class comment; this is its single implementation.
  *
- * <p>Only the Jakarta Messaging API and the JDK are known here, so the checks are
- * provider-independent: exception types of the API, I/O exceptions in the cause chain (every
- * network provider wraps its socket failures), and, as a fallback, exception class names that say
- * the connection failed or was closed (ActiveMQ's {@code ConnectionFailedException} and {@code
- * ConnectionClosedException}, for instance).
+ * <p>Only the JMS API and the JDK are known here, so the checks are provider-independent: exception
+ * types of the API, I/O exceptions in the cause chain (every network provider wraps its socket
+ * failures), and, as a fallback, exception class names that say the connection failed or was closed
+ * (ActiveMQ's {@code ConnectionFailedException} and {@code ConnectionClosedException}, for
+ * instance).
+ *
+ * <p>JMS 1.1 is enough: the unchecked twins of the API's exceptions ({@code
+ * IllegalStateRuntimeException} and the like) came with JMS 2.0, so they are matched by class name,
+ * never named as types, which would fail to load with a JMS 1.1 API jar.
  */
 public final class Classifier {
 
@@ -39,6 +39,16 @@ public final class Classifier {
     /** Anything else: may pass on another attempt. */
     RETRY
   }
+
+  // The API's package, for the JMS 2.0 exception types matched by name.
+  private static final String API_PACKAGE = JMSException.class.getPackageName() + ".";
+  private static final String ILLEGAL_STATE_RUNTIME = API_PACKAGE + "IllegalStateRuntimeException";
+  private static final String RESOURCE_ALLOCATION_RUNTIME =
+      API_PACKAGE + "ResourceAllocationRuntimeException";
+  private static final String INVALID_DESTINATION_RUNTIME =
+      API_PACKAGE + "InvalidDestinationRuntimeException";
+  private static final String MESSAGE_FORMAT_RUNTIME =
+      API_PACKAGE + "MessageFormatRuntimeException";
 
   // Secrets that could appear in a provider's message (a broker URL with credentials).
   private static final Pattern USER_INFO = Pattern.compile("://[^/@\\s]+@");
@@ -61,19 +71,19 @@ public final class Classifier {
     }
     // Checked before the event-specific types: a closed session says nothing about the message.
     if (has(failure, IllegalStateException.class)
-        || has(failure, IllegalStateRuntimeException.class)
+        || has(failure, ILLEGAL_STATE_RUNTIME)
         || has(failure, IOException.class)
         || namedAsConnectionFailure(failure)) {
       return Category.CONNECTION;
     }
     if (has(failure, ResourceAllocationException.class)
-        || has(failure, ResourceAllocationRuntimeException.class)) {
+        || has(failure, RESOURCE_ALLOCATION_RUNTIME)) {
       return Category.BUSY;
     }
     if (has(failure, InvalidDestinationException.class)
-        || has(failure, InvalidDestinationRuntimeException.class)
+        || has(failure, INVALID_DESTINATION_RUNTIME)
         || has(failure, MessageFormatException.class)
-        || has(failure, MessageFormatRuntimeException.class)) {
+        || has(failure, MESSAGE_FORMAT_RUNTIME)) {
       return Category.REJECT;
     }
     return Category.RETRY;
@@ -82,7 +92,7 @@ public final class Classifier {
   /** True for an invalid-destination failure: every event for that destination would get it. */
   public static boolean isDestinationFailure(Throwable failure) {
     return has(failure, InvalidDestinationException.class)
-        || has(failure, InvalidDestinationRuntimeException.class);
+        || has(failure, INVALID_DESTINATION_RUNTIME);
   }
 
   /**
@@ -136,6 +146,19 @@ public final class Classifier {
     for (Throwable t = failure; t != null && depth < 10; t = next(t), depth++) {
       if (type.isInstance(t)) {
         return true;
+      }
+    }
+    return false;
+  }
+
+  /** True if the chain holds an instance of the class of that name or of a subclass of it. */
+  private static boolean has(Throwable failure, String className) {
+    int depth = 0;
+    for (Throwable t = failure; t != null && depth < 10; t = next(t), depth++) {
+      for (Class<?> c = t.getClass(); c != null; c = c.getSuperclass()) {
+        if (c.getName().equals(className)) {
+          return true;
+        }
       }
     }
     return false;

@@ -158,8 +158,8 @@ public final class ConnectionHolder {
     try {
       connection.setExceptionListener(link);
     } catch (JMSException | RuntimeException e) {
-      // Jakarta EE web and EJB containers forbid exception listeners; failures are then found
-      // when a send fails, which works as well, only a send later.
+      // Java EE and Jakarta EE web and EJB containers forbid exception listeners; failures are
+      // then found when a send fails, which works as well, only a send later.
       log.debug(
           "[{}] the JMS provider refused an exception listener ({}); lost connections are"
               + " detected by failed sends",

@@ -6,6 +6,7 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.kafka.KafkaEvents;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
@@ -54,7 +55,7 @@ public final class Records {
             "header '"
                 + h.getKey()
                 + "' is reserved by the Kafka transport (it writes "
-                + String.join(", ", RESERVED_HEADERS.stream().sorted().toList())
+                + String.join(", ", new TreeSet<>(RESERVED_HEADERS))
                 + " itself); rename the event's header and replay the event");
       }
       headers.add(h.getKey(), h.getValue().getBytes(UTF_8));

@@ -1,0 +1,115 @@
+-- H2 2.x, for development and tests: claims like MySQL (candidates, locking re-check, update),
+-- with CURRENT_TIMESTAMP as the clock. Statements not here are in common.sql; the format is
+-- explained there.
+
+-- name: insert
+INSERT INTO {table} (id, aggregate_type, aggregate_id, event_type, schema_version,
+                     destination, tenant, payload, content_type, headers, occurred_at,
+                     available_at, expires_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP), ?)
+
+-- name: lockUnordered
+SELECT seq, id, aggregate_type, aggregate_id, event_type, schema_version, destination,
+       tenant, payload, content_type, headers, occurred_at, expires_at, attempts,
+       (expires_at <= CURRENT_TIMESTAMP) AS expired
+  FROM {table}
+ WHERE status = 'PENDING' AND available_at <= CURRENT_TIMESTAMP
+ ORDER BY seq
+ LIMIT ?
+   FOR UPDATE SKIP LOCKED
+
+-- name: orderedCandidates
+SELECT c.seq FROM {table} c
+ WHERE c.status = 'PENDING' AND c.available_at <= CURRENT_TIMESTAMP
+   AND NOT EXISTS (SELECT 1 FROM {table} p
+                    WHERE p.aggregate_type = c.aggregate_type
+                      AND p.aggregate_id = c.aggregate_id
+                      AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
+                      AND p.seq < c.seq)
+ ORDER BY c.seq
+ LIMIT ?
+
+-- name: lockCandidates
+SELECT seq, id, aggregate_type, aggregate_id, event_type, schema_version, destination,
+       tenant, payload, content_type, headers, occurred_at, expires_at, attempts,
+       (expires_at <= CURRENT_TIMESTAMP) AS expired
+  FROM {table}
+ WHERE seq IN ({seqs}) AND status = 'PENDING' AND available_at <= CURRENT_TIMESTAMP
+ ORDER BY seq
+ LIMIT ?
+   FOR UPDATE SKIP LOCKED
+
+-- name: markClaimed
+UPDATE {table}
+   SET status = 'IN_FLIGHT', lease_owner = ?,
+       lease_until = DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP), attempts = attempts + 1
+ WHERE seq IN ({seqs})
+
+-- name: reclaimExpiredLeases
+UPDATE {table} SET status = 'PENDING', lease_owner = NULL, lease_until = NULL
+ WHERE status = 'IN_FLIGHT' AND lease_until <= CURRENT_TIMESTAMP
+
+-- name: markPublished
+UPDATE {table}
+   SET status = 'PUBLISHED', published_at = CURRENT_TIMESTAMP, lease_owner = NULL,
+       lease_until = NULL
+ WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
+
+-- name: markExpired
+UPDATE {table}
+   SET status = 'EXPIRED', published_at = CURRENT_TIMESTAMP, lease_owner = NULL,
+       lease_until = NULL
+ WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
+
+-- name: markRetry
+UPDATE {table}
+   SET status = 'PENDING', available_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP),
+       attempts = attempts - ?, last_error = ?, lease_owner = NULL, lease_until = NULL
+ WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
+
+-- name: oldestPending
+SELECT (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq LIMIT 1)
+         AS oldest,
+       CURRENT_TIMESTAMP AS db_now
+
+-- name: snapshot
+SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'IN_FLIGHT') AS in_flight,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'DEAD') AS dead,
+       (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq LIMIT 1)
+         AS oldest,
+       CURRENT_TIMESTAMP AS db_now
+
+-- name: replayDead
+UPDATE {table}
+   SET status = 'PENDING', attempts = 0, available_at = CURRENT_TIMESTAMP,
+       last_error = NULL
+ WHERE id = ? AND status = 'DEAD'
+
+-- name: replayAllDead
+UPDATE {table}
+   SET status = 'PENDING', attempts = 0, available_at = CURRENT_TIMESTAMP,
+       last_error = NULL
+ WHERE status = 'DEAD'
+
+-- name: purgeFinished
+DELETE FROM {table}
+ WHERE seq IN (SELECT seq FROM {table}
+                WHERE status IN ('PUBLISHED', 'EXPIRED')
+                  AND published_at < DATEADD(MICROSECOND, -?, CURRENT_TIMESTAMP)
+                ORDER BY seq
+                LIMIT ?)
+
+-- name: inboxInsert
+MERGE INTO {table} t
+USING (VALUES (CAST(? AS VARCHAR(200)), CAST(? AS UUID))) s (consumer, event_id)
+   ON t.consumer = s.consumer AND t.event_id = s.event_id
+ WHEN NOT MATCHED THEN
+      INSERT (consumer, event_id, processed_at)
+      VALUES (s.consumer, s.event_id, CURRENT_TIMESTAMP)
+
+-- name: inboxPurge
+DELETE FROM {table}
+ WHERE (consumer, event_id) IN (SELECT consumer, event_id FROM {table}
+                                 WHERE processed_at < DATEADD(MICROSECOND, -?, CURRENT_TIMESTAMP)
+                                 LIMIT ?)
