@@ -114,6 +114,7 @@ public final class Inbox {
     Objects.requireNonNull(dataSource, "dataSource");
     return BatchedDelete.run(
         dataSource,
+        "Inbox.purgeOlderThan",
         "purge the inbox",
         table.qualified(),
         retention,

@@ -30,6 +30,11 @@ import javax.sql.DataSource;
  * admin.replay(deadEventId);                    // back to PENDING, attempts reset
  * admin.purgeFinished(Duration.ofDays(7));      // in small batches
  * }</pre>
+ *
+ * <p>Each call runs its own short transaction on a connection from the data source, so the data
+ * source must not enlist connections in a JTA transaction of the calling thread: a call that finds
+ * itself inside one fails with {@link dev.outboxkit.OutboxConfigurationException} before it ran any
+ * statement.
  */
 public final class OutboxAdmin {
   /** Rows deleted per transaction by {@link #purgeFinished} by default: {@value}. */
@@ -246,6 +251,7 @@ public final class OutboxAdmin {
   public long purgeFinished(Duration retention) {
     return BatchedDelete.run(
         ds,
+        "OutboxAdmin.purgeFinished",
         "purge finished events",
         table.qualified(),
         retention,
@@ -273,7 +279,8 @@ public final class OutboxAdmin {
 
   private <T> T query(String what, Query<T> query) {
     try {
-      return Transactions.inTransaction(ds, c -> query.run(c, sql(c)));
+      return Transactions.inOwnTransaction(
+          ds, "OutboxAdmin (" + what + ")", c -> query.run(c, sql(c)));
     } catch (SQLException e) {
       throw new OutboxStorageException(what, table.qualified(), e);
     }

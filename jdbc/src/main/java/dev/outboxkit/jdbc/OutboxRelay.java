@@ -8,7 +8,9 @@ import dev.outboxkit.jdbc.internal.OutageBreaker;
 import dev.outboxkit.jdbc.internal.RelayCycle;
 import dev.outboxkit.jdbc.internal.RelaySettings;
 import dev.outboxkit.jdbc.internal.RelayStore;
+import dev.outboxkit.jdbc.internal.RelayThreads;
 import dev.outboxkit.jdbc.internal.TableName;
+import dev.outboxkit.jdbc.internal.Transactions;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -16,9 +18,8 @@ import java.util.Objects;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.DoubleSupplier;
 import javax.sql.DataSource;
@@ -92,13 +93,13 @@ public final class OutboxRelay implements AutoCloseable {
   private static final Duration MAX_DB_PAUSE = Duration.ofSeconds(30);
 
   private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
-  private static final AtomicInteger THREADS = new AtomicInteger();
-
   private final RelaySettings settings;
   private final String table;
   private final Duration pollInterval;
   private final Duration shutdownTimeout;
   private final Transport transport;
+  private final DataSource dataSource;
+  private final RelayThreads threads;
   private final ExecutorService sender;
   private final RelayCycle cycle;
   private final NotificationListener listener;
@@ -126,14 +127,9 @@ public final class OutboxRelay implements AutoCloseable {
     this.pollInterval = b.pollInterval;
     this.shutdownTimeout = b.shutdownTimeout;
     this.transport = b.transport;
-    this.sender =
-        Executors.newCachedThreadPool(
-            r -> {
-              Thread t =
-                  new Thread(r, "outboxkit-" + b.name + "-send-" + THREADS.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+    this.dataSource = b.dataSource;
+    this.threads = new RelayThreads(b.threadFactory, b.name);
+    this.sender = threads.senderPool();
     DoubleSupplier random = b.random::nextDouble;
     this.cycle =
         new RelayCycle(
@@ -152,7 +148,8 @@ public final class OutboxRelay implements AutoCloseable {
     log.info(
         "[{}] relay configured: table={}, batchSize={}, ordered={}, pollInterval={}, lease={},"
             + " sendTimeout={}, maxAttempts={}, retryBackoff={}..{}, outagePause={}..{},"
-            + " deleteOnPublish={}, listenForNotifications={}, sendIndividually={}, transport={}",
+            + " deleteOnPublish={}, listenForNotifications={}, sendIndividually={}, transport={},"
+            + " threads={}",
         b.name,
         b.table,
         b.batchSize,
@@ -168,7 +165,8 @@ public final class OutboxRelay implements AutoCloseable {
         b.deleteOnPublish,
         b.listenForNotifications,
         b.sendIndividually,
-        b.transport.getClass().getSimpleName());
+        b.transport.getClass().getSimpleName(),
+        b.threadFactory == null ? "own daemon threads" : "from " + b.threadFactory);
   }
 
   /**
@@ -201,13 +199,11 @@ public final class OutboxRelay implements AutoCloseable {
         throw new IllegalStateException("relay " + settings.name + " is already started");
       }
       running = true;
-      Thread t = new Thread(this::loop, "outboxkit-" + settings.name);
-      t.setDaemon(true);
+      Thread t = threads.newThread(this::loop, "worker");
+      Thread l = listener == null ? null : threads.newThread(listener, "listen");
       worker = t;
       t.start();
-      if (listener != null) {
-        Thread l = new Thread(listener, "outboxkit-" + settings.name + "-listen");
-        l.setDaemon(true);
+      if (l != null) {
         l.start();
       }
       log.info("[{}] relay started", settings.name);
@@ -221,10 +217,30 @@ public final class OutboxRelay implements AutoCloseable {
    * @return events handled (delivered, retried, quarantined, expired or handed back); 0 when
    *     nothing was claimable or the relay is pausing for a transport outage
    * @throws OutboxStorageException if the database failed; nothing is lost
+   * @throws OutboxConfigurationException before claiming anything, if called inside a JTA
+   *     transaction whose connections the data source enlists: the relay commits its own short
+   *     transactions and needs a non-JTA data source, or a call outside the JTA transaction
    */
   public int runOnce() {
+    refuseJtaTransaction("OutboxRelay.runOnce()");
+    return runCycle();
+  }
+
+  private int runCycle() {
     try {
       return cycle.runOnce();
+    } catch (SQLException e) {
+      throw new OutboxStorageException("relay a batch", table, e);
+    }
+  }
+
+  /**
+   * The application's thread may be inside a JTA transaction (an EJB method, say), in which the
+   * relay's own commits would fail after its claim changed rows: find out first, before anything.
+   */
+  private void refuseJtaTransaction(String operation) {
+    try {
+      Transactions.refuseJtaTransaction(dataSource, operation);
     } catch (SQLException e) {
       throw new OutboxStorageException("relay a batch", table, e);
     }
@@ -236,11 +252,13 @@ public final class OutboxRelay implements AutoCloseable {
    *
    * @return events handled
    * @throws OutboxStorageException if the database failed; nothing is lost
+   * @throws OutboxConfigurationException before claiming anything, as for {@link #runOnce()}
    */
   public int drain() {
+    refuseJtaTransaction("OutboxRelay.drain()");
     int total = 0;
     int n;
-    while ((n = runOnce()) > 0) {
+    while ((n = runCycle()) > 0) {
       total += n;
     }
     return total;
@@ -296,6 +314,8 @@ public final class OutboxRelay implements AutoCloseable {
     sender.shutdownNow();
     try {
       sender.awaitTermination(1, TimeUnit.SECONDS);
+      // The listener notices stop() within its half-second wait and gives its connection back.
+      threads.awaitEnded(shutdownTimeout);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -380,6 +400,7 @@ public final class OutboxRelay implements AutoCloseable {
     private RelayListener listener = RelayListener.NONE;
     private Clock clock = Clock.systemUTC();
     private Random random = new Random();
+    private ThreadFactory threadFactory;
 
     private Builder(DataSource dataSource, Transport transport) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -616,6 +637,26 @@ public final class OutboxRelay implements AutoCloseable {
      */
     public Builder shutdownTimeout(Duration shutdownTimeout) {
       this.shutdownTimeout = positive("shutdownTimeout", shutdownTimeout);
+      return this;
+    }
+
+    /**
+     * Takes every thread the relay starts from this factory: the background worker of {@link
+     * OutboxRelay#start()}, the notification listener, and the threads that run transport calls
+     * under {@code sendTimeout} — also for {@link OutboxRelay#runOnce()} and {@link
+     * OutboxRelay#drain()}, which claim and acknowledge on the calling thread but send on one of
+     * these, so a transport that hangs cannot hold the caller past the timeout. In a Java EE or
+     * Jakarta EE container pass the container's {@code ManagedThreadFactory} (e.g. looked up at
+     * {@code java:comp/DefaultManagedThreadFactory}); to drive the relay from the container's own
+     * scheduler (an EJB {@code @Schedule} method calling {@code drain()}), do not call {@code
+     * start()} at all. {@link OutboxRelay#close()} stops and leaves no thread behind either way.
+     *
+     * @param threadFactory the factory; default: daemon threads named {@code
+     *     outboxkit-<name>-<role>-<n>}
+     * @return this builder
+     */
+    public Builder threadFactory(ThreadFactory threadFactory) {
+      this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
       return this;
     }
 

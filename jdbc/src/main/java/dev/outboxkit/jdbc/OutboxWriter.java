@@ -50,6 +50,7 @@ public final class OutboxWriter {
   private final TableName table;
   private final Dialect dialect;
   private final boolean allowAutoCommit;
+  private final boolean managedTransactions;
   private final int maxPayloadBytes;
   private final ContextHeaders contextHeaders;
   private final Map<Dialect, String> insertSql = new EnumMap<>(Dialect.class);
@@ -58,6 +59,7 @@ public final class OutboxWriter {
     this.table = b.table;
     this.dialect = b.dialect;
     this.allowAutoCommit = b.allowAutoCommit;
+    this.managedTransactions = b.managedTransactions;
     this.maxPayloadBytes = b.maxPayloadBytes;
     this.contextHeaders = b.contextHeaders;
     for (Dialect d : Dialect.values()) {
@@ -131,11 +133,14 @@ public final class OutboxWriter {
 
   private void checkConnection(Connection connection) throws SQLException {
     Objects.requireNonNull(connection, "connection");
-    if (!allowAutoCommit && connection.getAutoCommit()) {
+    if (!allowAutoCommit && !managedTransactions && connection.getAutoCommit()) {
       throw new IllegalStateException(
           "the connection is in auto-commit mode, so the event would commit apart from your"
-              + " business writes: call connection.setAutoCommit(false) and commit both together,"
-              + " or build a writer with allowAutoCommit(true) if a standalone event is intended");
+              + " business writes: call connection.setAutoCommit(false) and commit both together."
+              + " If a JTA transaction (a container-managed one, say) governs this connection and"
+              + " its driver still reports auto-commit, as Narayana's TransactionalDriver does,"
+              + " build the writer with managedTransactions(true). If a standalone event is"
+              + " intended, build it with allowAutoCommit(true)");
     }
   }
 
@@ -185,6 +190,7 @@ public final class OutboxWriter {
     private TableName table = TableName.of(TableName.DEFAULT);
     private Dialect dialect;
     private boolean allowAutoCommit;
+    private boolean managedTransactions;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
     private ContextHeaders contextHeaders;
 
@@ -223,6 +229,23 @@ public final class OutboxWriter {
      */
     public Builder allowAutoCommit(boolean allow) {
       this.allowAutoCommit = allow;
+      return this;
+    }
+
+    /**
+     * Says that a JTA transaction manager (a Java EE container's, or Narayana, Atomikos and the
+     * like) governs the connections' transactions, so the writer skips its auto-commit check: some
+     * JTA drivers report auto-commit on an enlisted connection (Narayana's {@code
+     * TransactionalDriver} does) although the statement runs in the JTA transaction. Nothing else
+     * changes: the writer still never commits, rolls back or reconfigures the connection. Call
+     * {@code append} inside an active JTA transaction; outside one, such a connection would commit
+     * the event on its own.
+     *
+     * @param managed true when JTA manages the connections' transactions
+     * @return this builder
+     */
+    public Builder managedTransactions(boolean managed) {
+      this.managedTransactions = managed;
       return this;
     }
 

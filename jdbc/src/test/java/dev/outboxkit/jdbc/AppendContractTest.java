@@ -170,7 +170,9 @@ abstract class AppendContractTest extends DatabaseTest {
       assertThat(c.getAutoCommit()).isTrue();
       assertThatThrownBy(() -> Outbox.append(c, event("1").build()))
           .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("setAutoCommit(false)");
+          .hasMessageContaining("setAutoCommit(false)")
+          .hasMessageContaining("JTA")
+          .hasMessageContaining("managedTransactions(true)");
       assertThatThrownBy(() -> Outbox.appendAll(c, List.of(event("1").build())))
           .isInstanceOf(IllegalStateException.class);
       assertThat(c.getAutoCommit()).isTrue();

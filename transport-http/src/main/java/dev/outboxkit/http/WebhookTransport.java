@@ -12,6 +12,7 @@ import dev.outboxkit.http.internal.CircuitBreaker.Admission;
 import dev.outboxkit.http.internal.DiscardingBodyHandler;
 import dev.outboxkit.http.internal.HeaderValues;
 import dev.outboxkit.http.internal.RetryAfter;
+import dev.outboxkit.http.internal.Threads;
 import dev.outboxkit.http.internal.Urls;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -43,7 +44,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -170,6 +170,7 @@ public final class WebhookTransport implements Transport {
   private final HttpClient client;
   private final boolean ownClient;
   private final ExecutorService pool;
+  private final Threads threads;
   private final Duration connectTimeout;
   private final Duration requestTimeout;
   private final int maxInFlight;
@@ -197,7 +198,8 @@ public final class WebhookTransport implements Transport {
     this.allowHttp = b.allowHttp;
     this.allowPrivateAddresses = b.allowPrivateAddresses;
     // Idle threads die after a minute; busy ones are bounded by maxInFlight per batch.
-    this.pool = Executors.newCachedThreadPool(daemonThreads("outboxkit-" + name + "-http-"));
+    this.threads = new Threads(b.threadFactory, "outboxkit-" + name + "-");
+    this.pool = Executors.newCachedThreadPool(threads.factory("http"));
     this.ownClient = b.httpClient == null;
     if (ownClient) {
       this.connectTimeout = b.connectTimeout != null ? b.connectTimeout : DEFAULT_CONNECT_TIMEOUT;
@@ -324,6 +326,8 @@ public final class WebhookTransport implements Transport {
     }
     closed = true;
     pool.shutdown();
+    // Idle threads end at once; a request still in flight ends within its requestTimeout.
+    threads.awaitEnded(Duration.ofSeconds(1));
     log.info("[{}] Webhook transport closed", name);
   }
 
@@ -393,15 +397,6 @@ public final class WebhookTransport implements Transport {
     }
     endpoint.headers().forEach(b::header);
     return b.build();
-  }
-
-  private static ThreadFactory daemonThreads(String prefix) {
-    AtomicInteger counter = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, prefix + counter.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
   }
 
   /** What survives between batches for one endpoint URL. */
@@ -1048,12 +1043,28 @@ public final class WebhookTransport implements Transport {
     private Clock clock = Clock.systemUTC();
     private AddressResolver resolver = AddressResolver.system();
     private HttpClient httpClient;
+    private ThreadFactory threadFactory;
     private boolean allowHttp;
     private boolean allowPrivateAddresses;
 
     private Builder(WebhookRouter router, WebhookEndpoint singleEndpoint) {
       this.router = router;
       this.singleEndpoint = singleEndpoint;
+    }
+
+    /**
+     * Takes the threads that send requests (and, for the transport's own HTTP client, run its
+     * completions) from this factory, e.g. a Java EE container's {@code ManagedThreadFactory}. The
+     * JDK's {@code HttpClient} also runs one selector thread of its own, which no factory can
+     * supply; it runs JDK code only and ends once the closed transport's client is collected.
+     *
+     * @param threadFactory the factory; default: daemon threads named {@code
+     *     outboxkit-<name>-http-<n>}
+     * @return this builder
+     */
+    public Builder threadFactory(ThreadFactory threadFactory) {
+      this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+      return this;
     }
 
     /**

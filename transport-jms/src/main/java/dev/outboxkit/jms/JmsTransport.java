@@ -8,12 +8,14 @@ import dev.outboxkit.Transport;
 import dev.outboxkit.jms.internal.BatchSender;
 import dev.outboxkit.jms.internal.ConnectionHolder;
 import dev.outboxkit.jms.internal.MessageFactory;
+import dev.outboxkit.jms.internal.Threads;
 import jakarta.jms.ConnectionFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -150,6 +152,7 @@ public final class JmsTransport implements Transport {
   private final Function<OutboxEvent, JmsDestination> destinationRouter;
   private final ConnectionHolder connection;
   private final ScheduledThreadPoolExecutor watchdog;
+  private final Threads threads;
   private final BatchSender sender;
   private final Duration sendTimeout;
   private final Duration closeTimeout;
@@ -162,15 +165,10 @@ public final class JmsTransport implements Transport {
     this.sendTimeout = b.sendTimeout;
     this.closeTimeout = b.closeTimeout;
     this.textMessages = b.textMessages;
-    this.connection = new ConnectionHolder(b.name, b.factory, b.user, b.password);
-    this.watchdog =
-        new ScheduledThreadPoolExecutor(
-            1,
-            r -> {
-              Thread t = new Thread(r, "outboxkit-jms-" + b.name + "-watchdog");
-              t.setDaemon(true);
-              return t;
-            });
+    this.threads = new Threads(b.threadFactory, "outboxkit-jms-" + b.name + "-");
+    this.connection =
+        new ConnectionHolder(b.name, b.factory, b.user, b.password, threads.factory("helper"));
+    this.watchdog = new ScheduledThreadPoolExecutor(1, threads.factory("watchdog"));
     // Nearly every guard is cancelled long before it is due: drop them from the queue at once.
     watchdog.setRemoveOnCancelPolicy(true);
     this.sender =
@@ -252,6 +250,7 @@ public final class JmsTransport implements Transport {
     if (closed.compareAndSet(false, true)) {
       connection.close(closeTimeout);
       watchdog.shutdownNow();
+      threads.awaitEnded(Duration.ofSeconds(1));
       log.info("[{}] JMS transport closed", name);
     }
   }
@@ -278,9 +277,28 @@ public final class JmsTransport implements Transport {
     private String password;
     private Duration sendTimeout = DEFAULT_SEND_TIMEOUT;
     private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
+    private ThreadFactory threadFactory;
 
     private Builder(ConnectionFactory factory) {
       this.factory = factory;
+    }
+
+    /**
+     * Takes every thread the transport starts from this factory: the watchdog that bounds each send
+     * by {@code sendTimeout} and the helpers that connect and close off the caller's thread. In a
+     * Java EE or Jakarta EE container pass the container's {@code ManagedThreadFactory}. (Threads
+     * the JMS provider's client starts for itself are the provider's.)
+     *
+     * @param threadFactory the factory; default: daemon threads named {@code
+     *     outboxkit-jms-<name>-…}
+     * @return this builder
+     */
+    public Builder threadFactory(ThreadFactory threadFactory) {
+      if (threadFactory == null) {
+        throw new OutboxConfigurationException("threadFactory must not be null");
+      }
+      this.threadFactory = threadFactory;
+      return this;
     }
 
     /**

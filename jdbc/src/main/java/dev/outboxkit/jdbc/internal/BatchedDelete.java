@@ -37,12 +37,14 @@ public final class BatchedDelete {
   /**
    * Runs the batches.
    *
+   * @param caller the public method the application called, e.g. {@code Inbox.purgeOlderThan}
    * @param what for error messages, e.g. "purge the inbox"
    * @param retention rows older than this go; zero or positive
    * @return rows deleted
    */
   public static long run(
       DataSource ds,
+      String caller,
       String what,
       String table,
       Duration retention,
@@ -57,8 +59,9 @@ public final class BatchedDelete {
     do {
       try {
         deleted =
-            Transactions.inTransaction(
+            Transactions.inOwnTransaction(
                 ds,
+                caller,
                 c -> {
                   try (PreparedStatement ps = c.prepareStatement(delete.sql(c))) {
                     ps.setLong(1, micros);

@@ -1,5 +1,6 @@
 package dev.outboxkit.jdbc.internal;
 
+import dev.outboxkit.OutboxConfigurationException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -29,11 +30,40 @@ public final class Transactions {
    */
   public static <T> T inTransaction(DataSource ds, Work<T> work, String... preludes)
       throws SQLException {
+    return run(ds, null, work, preludes);
+  }
+
+  /**
+   * Like {@link #inTransaction}, for work called on the application's own thread, which may be
+   * inside a JTA transaction: first checks that the borrowed connection is not enlisted in one.
+   *
+   * @param operation what the application called, for the error, e.g. {@code "OutboxAdmin.replay"}
+   * @throws OutboxConfigurationException before any statement ran, if the connection takes part in
+   *     a JTA transaction
+   */
+  public static <T> T inOwnTransaction(DataSource ds, String operation, Work<T> work)
+      throws SQLException {
+    return run(ds, operation, work);
+  }
+
+  /**
+   * Checks, before anything is claimed, that connections from this data source are not enlisted in
+   * a JTA transaction of the calling thread; see {@link #inOwnTransaction}.
+   */
+  public static void refuseJtaTransaction(DataSource ds, String operation) throws SQLException {
+    run(ds, operation, c -> null);
+  }
+
+  private static <T> T run(DataSource ds, String probeFor, Work<T> work, String... preludes)
+      throws SQLException {
     try (Connection c = ds.getConnection()) {
       boolean autoCommit = c.getAutoCommit();
       try {
         if (autoCommit) {
           c.setAutoCommit(false);
+        }
+        if (probeFor != null) {
+          refuseEnlisted(c, probeFor);
         }
         for (String prelude : preludes) {
           if (prelude != null) {
@@ -53,6 +83,32 @@ public final class Transactions {
           restoreAutoCommit(c);
         }
       }
+    }
+  }
+
+  /**
+   * Commits the empty transaction just begun. Outside JTA that does nothing (no round trip on
+   * pgjdbc or the MariaDB driver, one {@code COMMIT} on Connector/J); on a connection enlisted in a
+   * JTA transaction every pool refuses it (Agroal: "Attempting to commit while taking part in a
+   * transaction", Narayana's TransactionalDriver: ARJUNA017009), whatever auto-commit reports — so
+   * OutboxKit fails here, before it changed a row, instead of at its own commit afterwards.
+   */
+  private static void refuseEnlisted(Connection c, String operation) {
+    try {
+      c.commit();
+    } catch (SQLException e) {
+      throw new OutboxConfigurationException(
+          operation
+              + " cannot commit its own short transactions on a connection from this DataSource:"
+              + " committing an empty transaction failed before anything was done, so the"
+              + " connection is most likely enlisted in the caller's active JTA transaction ("
+              + e.getMessage()
+              + "). Give OutboxRelay and OutboxAdmin a DataSource that is not JTA-managed (in a"
+              + " container: a non-JTA data source, e.g. <jta-data-source> vs"
+              + " <non-jta-data-source>, JtaManaged=false, or a plain pool), or call them outside a"
+              + " JTA transaction (@TransactionAttribute(NOT_SUPPORTED)). Outbox.append is the"
+              + " call that belongs inside your JTA transaction.",
+          e);
     }
   }
 

@@ -18,10 +18,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
@@ -45,7 +45,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ConnectionHolder {
   private static final Logger log = LoggerFactory.getLogger(ConnectionHolder.class);
-  private static final AtomicInteger THREADS = new AtomicInteger();
 
   /** Idle sessions kept per connection; more concurrent senders than this create extra ones. */
   private static final int MAX_IDLE_SESSIONS = 16;
@@ -71,19 +70,15 @@ public final class ConnectionHolder {
    * @param factory the provider's connection factory
    * @param user user name, or null to call {@code createConnection()} without credentials
    * @param password password (may be null with a user name)
+   * @param threads where the helper threads come from (connecting, closing)
    */
-  public ConnectionHolder(String name, ConnectionFactory factory, String user, String password) {
+  public ConnectionHolder(
+      String name, ConnectionFactory factory, String user, String password, ThreadFactory threads) {
     this.name = name;
     this.factory = factory;
     this.user = user;
     this.password = password;
-    this.helper =
-        Executors.newCachedThreadPool(
-            r -> {
-              Thread t = new Thread(r, "outboxkit-jms-" + name + "-" + THREADS.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+    this.helper = Executors.newCachedThreadPool(threads);
   }
 
   /**

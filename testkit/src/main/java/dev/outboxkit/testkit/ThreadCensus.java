@@ -1,0 +1,84 @@
+package dev.outboxkit.testkit;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Counts threads for the "every thread from the given factory" tests: a factory that records what
+ * it made (standing in for a Java EE container's {@code ManagedThreadFactory}), and the JVM's
+ * thread list before and after.
+ */
+public final class ThreadCensus {
+  private final Set<Thread> before;
+  private final List<String> notOurs;
+
+  private ThreadCensus(List<String> notOurs) {
+    this.before = live();
+    this.notOurs = notOurs;
+  }
+
+  /**
+   * Takes the JVM's thread list now.
+   *
+   * @param notOursPrefixes name prefixes of threads that others start for themselves (a pool, a
+   *     driver, a broker client) and so are left out of {@link #startedSince()}
+   * @return the census
+   */
+  public static ThreadCensus take(String... notOursPrefixes) {
+    return new ThreadCensus(List.of(notOursPrefixes));
+  }
+
+  /** Threads alive now that were not when the census was taken, less the ones not ours. */
+  public List<Thread> startedSince() {
+    List<Thread> started = new ArrayList<>();
+    for (Thread t : live()) {
+      if (t.isAlive()
+          && !before.contains(t)
+          && notOurs.stream().noneMatch(prefix -> t.getName().startsWith(prefix))) {
+        started.add(t);
+      }
+    }
+    return started;
+  }
+
+  private static Set<Thread> live() {
+    return new HashSet<>(Thread.getAllStackTraces().keySet());
+  }
+
+  /**
+   * A thread factory that records every thread it makes: daemon threads named {@code managed-n}.
+   */
+  public static final class CountingFactory implements ThreadFactory {
+    private final List<Thread> created = new CopyOnWriteArrayList<>();
+    private final AtomicInteger n = new AtomicInteger();
+
+    @Override
+    public Thread newThread(Runnable r) {
+      Thread t = new Thread(r, "managed-" + n.incrementAndGet());
+      t.setDaemon(true);
+      created.add(t);
+      return t;
+    }
+
+    /** Every thread made so far. */
+    public List<Thread> created() {
+      return List.copyOf(created);
+    }
+
+    /** The threads made so far that are still alive. */
+    public List<Thread> alive() {
+      List<Thread> alive = new ArrayList<>();
+      for (Thread t : created) {
+        if (t.isAlive()) {
+          alive.add(t);
+        }
+      }
+      return alive;
+    }
+  }
+}

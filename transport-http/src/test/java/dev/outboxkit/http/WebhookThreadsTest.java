@@ -1,0 +1,102 @@
+package dev.outboxkit.http;
+
+import static dev.outboxkit.http.Events.SECRET;
+import static dev.outboxkit.http.Events.event;
+import static dev.outboxkit.http.Events.firstAttempts;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.SendResult;
+import dev.outboxkit.testkit.ThreadCensus;
+import dev.outboxkit.testkit.ThreadCensus.CountingFactory;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Where the transport's threads come from: with a {@code threadFactory} every thread it starts is
+ * the factory's (a Java EE container's managed threads); without one they are its own named daemon
+ * threads. None outlives {@code close()}. Left out of the count: the test receiver's threads and
+ * the JDK {@code HttpClient}'s selector thread, which the JDK starts for itself (documented on
+ * {@link WebhookTransport.Builder#threadFactory}).
+ */
+class WebhookThreadsTest {
+  private static final String[] NOT_OURS = {"HTTP-Dispatcher", "pool-", "HttpClient-"};
+
+  private Receiver receiver;
+
+  @BeforeEach
+  void startReceiver() throws Exception {
+    receiver = new Receiver(WebhookVerifier.builder().secret(SECRET).build());
+  }
+
+  @AfterEach
+  void stopReceiver() {
+    receiver.close();
+  }
+
+  private WebhookTransport.Builder transport() {
+    return WebhookTransport.builder(WebhookEndpoint.of(receiver.uri("/hooks"), SECRET))
+        .name("census")
+        .allowHttp()
+        .allowPrivateAddresses() // the receiver is on 127.0.0.1
+        .requestTimeout(Duration.ofSeconds(5));
+  }
+
+  private static OutboxEvent[] events(int count) {
+    OutboxEvent[] events = new OutboxEvent[count];
+    for (int i = 0; i < count; i++) {
+      events[i] = event("a" + (i % 4), "{\"n\":" + i + "}");
+    }
+    return events;
+  }
+
+  @Test
+  void with_a_thread_factory_every_thread_the_transport_starts_is_the_factorys() {
+    CountingFactory factory = new CountingFactory();
+    ThreadCensus census = ThreadCensus.take(NOT_OURS);
+    List<Thread> duringRun;
+    try (WebhookTransport transport = transport().threadFactory(factory).build()) {
+      assertThat(transport.sendBatch(firstAttempts(events(12))))
+          .containsOnly(SendResult.delivered())
+          .hasSize(12);
+      duringRun = census.startedSince();
+    }
+
+    assertThat(duringRun).as("threads started during the run").isNotEmpty();
+    assertThat(factory.created()).containsAll(duringRun);
+    assertThat(factory.alive()).as("factory threads alive after close()").isEmpty();
+    assertThat(census.startedSince()).as("threads left after close()").isEmpty();
+    System.out.printf(
+        "thread census, %s with a factory: %d threads made by it, %d running at the sample, 0"
+            + " after close()%n",
+        "webhook transport", factory.created().size(), duringRun.size());
+  }
+
+  @Test
+  void without_a_factory_the_transport_names_its_own_daemon_threads() {
+    ThreadCensus census = ThreadCensus.take(NOT_OURS);
+    List<Thread> duringRun;
+    try (WebhookTransport transport = transport().build()) {
+      assertThat(transport.sendBatch(firstAttempts(events(4))))
+          .containsOnly(SendResult.delivered());
+      duringRun = census.startedSince();
+    }
+
+    assertThat(duringRun)
+        .isNotEmpty()
+        .allSatisfy(
+            t -> {
+              assertThat(t.getName()).startsWith("outboxkit-census-http-");
+              assertThat(t.isDaemon()).isTrue();
+            });
+    assertThat(census.startedSince()).as("threads left after close()").isEmpty();
+    System.out.printf(
+        "thread census, %s without a factory: %d own threads %s, 0 after close()%n",
+        "webhook transport",
+        duringRun.size(),
+        duringRun.stream().map(Thread::getName).sorted().toList());
+  }
+}

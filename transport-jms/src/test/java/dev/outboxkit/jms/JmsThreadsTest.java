@@ -1,0 +1,92 @@
+package dev.outboxkit.jms;
+
+import static dev.outboxkit.jms.JmsTransportTest.event;
+import static dev.outboxkit.jms.JmsTransportTest.messages;
+import static dev.outboxkit.jms.JmsTransportTest.unique;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.SendResult;
+import dev.outboxkit.testkit.ThreadCensus;
+import dev.outboxkit.testkit.ThreadCensus.CountingFactory;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Where the transport's threads come from: with a {@code threadFactory} every thread it starts is
+ * the factory's (a Java EE container's managed threads); without one they are its own named daemon
+ * threads. None outlives {@code close()}. The provider's client and the in-JVM broker start threads
+ * of their own (all named "ActiveMQ …"), which are theirs, not the transport's.
+ */
+class JmsThreadsTest {
+  private static EmbeddedBroker broker;
+
+  @BeforeAll
+  static void startBroker() {
+    broker = EmbeddedBroker.startInMemory("threads");
+  }
+
+  @AfterAll
+  static void stopBroker() {
+    broker.close();
+  }
+
+  private static List<OutboxEvent> events(int count) {
+    String type = unique("Census");
+    List<OutboxEvent> events = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      events.add(event(type, "a" + (i % 3), i));
+    }
+    return events;
+  }
+
+  @Test
+  void with_a_thread_factory_every_thread_the_transport_starts_is_the_factorys() {
+    CountingFactory factory = new CountingFactory();
+    ThreadCensus census = ThreadCensus.take("ActiveMQ");
+    List<Thread> duringRun;
+    try (JmsTransport transport =
+        JmsTransport.builder(broker.factory()).name("census").threadFactory(factory).build()) {
+      assertThat(transport.sendBatch(messages(events(10))))
+          .containsOnly(SendResult.delivered())
+          .hasSize(10);
+      duringRun = census.startedSince();
+    }
+
+    assertThat(duringRun).as("threads started during the run").isNotEmpty();
+    assertThat(factory.created()).containsAll(duringRun);
+    assertThat(factory.alive()).as("factory threads alive after close()").isEmpty();
+    assertThat(census.startedSince()).as("threads left after close()").isEmpty();
+    System.out.printf(
+        "thread census, %s with a factory: %d threads made by it, %d running at the sample, 0"
+            + " after close()%n",
+        "JMS transport", factory.created().size(), duringRun.size());
+  }
+
+  @Test
+  void without_a_factory_the_transport_names_its_own_daemon_threads() {
+    ThreadCensus census = ThreadCensus.take("ActiveMQ");
+    List<Thread> duringRun;
+    try (JmsTransport transport = JmsTransport.builder(broker.factory()).name("census").build()) {
+      assertThat(transport.sendBatch(messages(events(3)))).containsOnly(SendResult.delivered());
+      duringRun = census.startedSince();
+    }
+
+    assertThat(duringRun)
+        .isNotEmpty()
+        .allSatisfy(
+            t -> {
+              assertThat(t.getName()).startsWith("outboxkit-jms-census-");
+              assertThat(t.isDaemon()).isTrue();
+            });
+    assertThat(census.startedSince()).as("threads left after close()").isEmpty();
+    System.out.printf(
+        "thread census, %s without a factory: %d own threads %s, 0 after close()%n",
+        "JMS transport",
+        duringRun.size(),
+        duringRun.stream().map(Thread::getName).sorted().toList());
+  }
+}
