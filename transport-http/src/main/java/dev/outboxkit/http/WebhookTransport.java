@@ -328,6 +328,15 @@ public final class WebhookTransport implements Transport {
     pool.shutdown();
     // Idle threads end at once; a request still in flight ends within its requestTimeout.
     threads.awaitEnded(Duration.ofSeconds(1));
+    if (ownClient && client instanceof AutoCloseable) {
+      // Java 21+: ends the client's selector thread now instead of when the client is collected,
+      // so it no longer pins a web application's class loader after undeploy.
+      try {
+        ((AutoCloseable) client).close();
+      } catch (Exception e) {
+        log.debug("[{}] closing the HTTP client failed", name, e);
+      }
+    }
     log.info("[{}] Webhook transport closed", name);
   }
 

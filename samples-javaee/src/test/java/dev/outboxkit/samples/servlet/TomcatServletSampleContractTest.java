@@ -1,0 +1,304 @@
+package dev.outboxkit.samples.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxkit.jdbc.EventStatus;
+import dev.outboxkit.jdbc.OutboxAdmin;
+import dev.outboxkit.jdbc.OutboxSchema;
+import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.TestDatabase;
+import dev.outboxkit.testkit.TestDatabases;
+import dev.outboxkit.testkit.ThreadCensus;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+import org.apache.catalina.Context;
+import org.apache.catalina.LifecycleState;
+import org.apache.catalina.connector.Connector;
+import org.apache.catalina.core.StandardContext;
+import org.apache.catalina.startup.Tomcat;
+import org.apache.tomcat.dbcp.dbcp2.BasicDataSource;
+import org.apache.tomcat.util.descriptor.web.ContextResource;
+import org.apache.tomcat.util.scan.StandardJarScanner;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The servlet sample, compiled for {@code javax.servlet} from the jakarta source of {@code
+ * samples}, deployed from its own (javax) {@code WEB-INF/web.xml} in a real Servlet 4.0 container,
+ * embedded Tomcat 9, with Tomcat's own connection pool (DBCP 2) bound in JNDI as the container
+ * resource behind the {@code jdbc/orders} resource-ref, and driven with real HTTP requests. Events
+ * go out as signed webhooks to a real receiver. One subclass per database.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class TomcatServletSampleContractTest {
+  private static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+  /** Threads others start for themselves: Tomcat's, the JDK HTTP clients', the test's. */
+  private static final String[] NOT_OURS = {
+    "http-nio-", // Tomcat's connector: acceptor, poller, request threads
+    "Catalina-", // Tomcat's utility executor
+    "ContainerBackgroundProcessor",
+    "HttpClient-", // the JDK HttpClient's selector thread (JDK code, ends with its client)
+    "pool-", // the webhook receiver's request threads
+    "test-", // the test kit's Hikari pool
+    "mysql-cj-abandoned-connection-cleanup", // Connector/J's own
+  };
+
+  private final HttpClient http = HttpClient.newHttpClient();
+  private TestDatabase db;
+  private WebhookReceiver receiver;
+  private Tomcat tomcat;
+  private Context webapp;
+  private BasicDataSource containerPool;
+  private ThreadCensus census;
+  private URI orders;
+
+  protected abstract Flavor flavor();
+
+  @BeforeAll
+  void createDatabase() throws Exception {
+    db = TestDatabases.create(flavor(), "tomcat");
+    try (Connection c = db.connect();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE TABLE orders (id VARCHAR(36) PRIMARY KEY, sku VARCHAR(36) NOT NULL,"
+              + " quantity INT NOT NULL)");
+      s.execute("CREATE TABLE stock (sku VARCHAR(36) PRIMARY KEY, available INT NOT NULL)");
+      OutboxSchema.create(c);
+    }
+  }
+
+  @AfterAll
+  void dropDatabase() {
+    db.close();
+  }
+
+  @BeforeEach
+  void deploy() throws Exception {
+    try (Connection c = db.connect();
+        Statement s = c.createStatement()) {
+      s.execute("DELETE FROM orders");
+      s.execute("DELETE FROM stock");
+      s.execute("DELETE FROM outbox_event");
+      s.execute("INSERT INTO stock (sku, available) VALUES ('tea', 100), ('kettle', 1)");
+    }
+    receiver = new WebhookReceiver(SECRET);
+    census = ThreadCensus.take(NOT_OURS);
+
+    Path base = Files.createTempDirectory(Path.of("target"), "tomcat-");
+    tomcat = new Tomcat();
+    tomcat.setBaseDir(base.toAbsolutePath().toString());
+    Connector connector = new Connector();
+    connector.setPort(0);
+    connector.setProperty("address", "127.0.0.1");
+    tomcat.setConnector(connector);
+    tomcat.enableNaming(); // java:comp/env for the web app, as a standalone Tomcat has it
+    tomcat.setAddDefaultWebXmlToWebapp(false); // no JSP servlet: this container has no Jasper
+    // The generated javax web.xml (target/generated-webapp/WEB-INF/web.xml) is the descriptor.
+    webapp = tomcat.addWebapp("/shop", Path.of(System.getProperty("servlet.webapp")).toString());
+    // The sample's classes come from the test class path (the web app's parent loader); no jar
+    // of it needs scanning for TLDs or fragments.
+    StandardJarScanner scanner = new StandardJarScanner();
+    scanner.setScanClassPath(false);
+    scanner.setScanManifest(false);
+    webapp.setJarScanner(scanner);
+    // What an operator configures in the container, outside the war (context.xml <Parameter>).
+    webapp.addParameter(OutboxRelayListener.WEBHOOK_URL_PARAM, receiver.uri().toString());
+    webapp.addParameter(OutboxRelayListener.WEBHOOK_SECRET_PARAM, SECRET);
+    webapp.addParameter(OutboxRelayListener.WEBHOOK_ALLOW_LOCAL_PARAM, "true");
+    webapp.addParameter(OutboxRelayListener.SHUTDOWN_TIMEOUT_PARAM, "PT1S");
+    // The container's pool, as context.xml's <Resource name="jdbc/orders" ...> declares it.
+    webapp.getNamingResources().addResource(poolResource());
+    tomcat.start();
+    assertThat(webapp.getState()).as("web app deployed").isEqualTo(LifecycleState.STARTED);
+    containerPool =
+        (BasicDataSource)
+            ((StandardContext) webapp)
+                .getNamingContextListener()
+                .getEnvContext()
+                .lookup("jdbc/orders");
+    orders = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/shop/orders");
+  }
+
+  private ContextResource poolResource() {
+    ContextResource pool = new ContextResource();
+    pool.setName("jdbc/orders");
+    pool.setType(DataSource.class.getName());
+    pool.setAuth("Container");
+    pool.setProperty("factory", "org.apache.tomcat.dbcp.dbcp2.BasicDataSourceFactory");
+    pool.setProperty(
+        "driverClassName",
+        flavor() == Flavor.POSTGRES ? "org.postgresql.Driver" : "com.mysql.cj.jdbc.Driver");
+    pool.setProperty("url", db.jdbcUrl());
+    if (db.user() != null) {
+      pool.setProperty("username", db.user());
+    }
+    if (db.password() != null) {
+      pool.setProperty("password", db.password());
+    }
+    pool.setProperty("maxTotal", "8");
+    pool.setProperty("maxWaitMillis", "10000");
+    // A session time zone unlike the JVM's and UTC, as the test kit's pools have.
+    pool.setProperty(
+        "connectionInitSqls",
+        flavor() == Flavor.POSTGRES
+            ? "SET TIME ZONE 'Asia/Kathmandu'"
+            : "SET time_zone = '+05:45'");
+    // Tomcat closes a DBCP pool when the web app stops; keep it open here, so that the test can
+    // count the connections still borrowed after the undeploy. It is closed in undeploy().
+    pool.setCloseMethod("");
+    return pool;
+  }
+
+  @AfterEach
+  void undeploy() throws Exception {
+    tomcat.stop();
+    tomcat.destroy();
+    receiver.close();
+    if (containerPool != null) {
+      containerPool.close();
+    }
+  }
+
+  @Test
+  void post_places_orders_and_the_relay_publishes_their_events() throws Exception {
+    List<String> ids = List.of("o-1", "o-2", "o-3", "o-4", "o-5");
+    for (String id : ids) {
+      HttpResponse<String> response = post(id, "tea", 2);
+      assertThat(response.statusCode()).as("POST %s", id).isEqualTo(201);
+      assertThat(response.headers().firstValue("Location")).hasValue("/shop/orders/" + id);
+    }
+
+    await(() -> receiver.received.size() >= ids.size(), "every event delivered");
+    assertThat(receiver.received.values()).containsExactlyInAnyOrderElementsOf(ids);
+    // The webhook id is the event id appended in the order's transaction.
+    assertThat(receiver.received).containsExactlyInAnyOrderEntriesOf(eventIdsByOrder());
+    await(() -> admin().count(EventStatus.PUBLISHED) == ids.size(), "every event PUBLISHED");
+    assertThat(count("SELECT COUNT(*) FROM orders")).isEqualTo(ids.size());
+    assertThat(count("SELECT available FROM stock WHERE sku = 'tea'")).isEqualTo(90);
+  }
+
+  @Test
+  void post_rolls_back_the_order_and_its_event_when_the_stock_cannot_cover_it() throws Exception {
+    assertThat(post("o-big", "kettle", 2).statusCode()).isEqualTo(409);
+    assertThat(post("o-small", "kettle", 1).statusCode()).isEqualTo(201);
+
+    await(() -> receiver.received.containsValue("o-small"), "the committed order's event");
+    assertThat(count("SELECT COUNT(*) FROM orders WHERE id = 'o-big'")).isZero();
+    assertThat(count("SELECT COUNT(*) FROM outbox_event WHERE aggregate_id = 'o-big'")).isZero();
+    assertThat(count("SELECT COUNT(*) FROM outbox_event")).isEqualTo(1);
+    assertThat(receiver.received).doesNotContainValue("o-big");
+    assertThat(count("SELECT available FROM stock WHERE sku = 'kettle'")).isZero();
+  }
+
+  @Test
+  void post_answers_400_to_a_malformed_order_and_writes_nothing() throws Exception {
+    assertThat(post("o-\"1", "tea", 1).statusCode()).isEqualTo(400);
+    assertThat(post("o-2", "tea", 0).statusCode()).isEqualTo(400);
+
+    assertThat(count("SELECT COUNT(*) FROM orders")).isZero();
+    assertThat(count("SELECT COUNT(*) FROM outbox_event")).isZero();
+  }
+
+  @Test
+  void undeploy_leaves_no_relay_or_transport_thread_and_no_borrowed_connection() throws Exception {
+    assertThat(post("o-sent", "tea", 1).statusCode()).isEqualTo(201);
+    await(() -> receiver.received.containsValue("o-sent"), "the first event delivered");
+    receiver.hold("o-held");
+    assertThat(post("o-held", "tea", 1).statusCode()).isEqualTo(201);
+    assertThat(receiver.awaitHeld(20)).as("the relay sent the event").isTrue();
+    assertThat(admin().count(EventStatus.IN_FLIGHT)).isEqualTo(1);
+    List<Thread> running = census.startedSince();
+    // The sample sets no thread factory: the relay and the webhook transport start their own.
+    assertThat(running).isNotEmpty().allMatch(t -> t.getName().startsWith("outboxkit-"));
+    System.out.printf(
+        "Thread census: Tomcat/%s servlet sample, no thread factory: %d library threads while"
+            + " running %s%n",
+        flavor(), running.size(), names(running));
+
+    webapp.stop(); // undeploy: contextDestroyed closes the relay and the transport
+
+    await(() -> census.startedSince().isEmpty(), "every relay and transport thread gone");
+    System.out.printf(
+        "Thread census: Tomcat/%s servlet sample after undeploy: %d library threads%n",
+        flavor(), census.startedSince().size());
+    // Claimed but never confirmed: back to PENDING at once, not left to wait out its lease.
+    assertThat(admin().count(EventStatus.IN_FLIGHT)).isZero();
+    assertThat(admin().count(EventStatus.PENDING)).isEqualTo(1);
+    assertThat(count("SELECT COUNT(*) FROM outbox_event WHERE lease_owner IS NULL")).isEqualTo(2);
+    assertThat(receiver.received).doesNotContainValue("o-held");
+    // Neither the servlet nor the relay kept a connection of the container's pool.
+    assertThat(containerPool.isClosed()).isFalse();
+    assertThat(containerPool.getNumActive()).isZero();
+  }
+
+  private HttpResponse<String> post(String id, String sku, int quantity) throws Exception {
+    String form = "id=" + id + "&sku=" + sku + "&quantity=" + quantity;
+    return http.send(
+        HttpRequest.newBuilder(orders)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .POST(HttpRequest.BodyPublishers.ofString(form))
+            .timeout(Duration.ofSeconds(20))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private OutboxAdmin admin() {
+    return OutboxAdmin.create(db.dataSource());
+  }
+
+  private Map<String, String> eventIdsByOrder() throws SQLException {
+    Map<String, String> ids = new TreeMap<>();
+    try (Connection c = db.connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT id, aggregate_id FROM outbox_event")) {
+      while (rs.next()) {
+        ids.put(rs.getString(1), rs.getString(2));
+      }
+    }
+    return ids;
+  }
+
+  private long count(String sql) throws SQLException {
+    try (Connection c = db.connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private static String names(List<Thread> threads) {
+    return threads.stream()
+        .map(Thread::getName)
+        .sorted()
+        .collect(Collectors.joining(", ", "[", "]"));
+  }
+
+  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime() < deadline).as("timed out waiting for: %s", what).isTrue();
+      Thread.sleep(20);
+    }
+  }
+}
