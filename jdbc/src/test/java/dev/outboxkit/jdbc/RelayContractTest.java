@@ -36,6 +36,14 @@ import org.junit.jupiter.api.Test;
 /** The relay protocol of DESIGN.md §5 and the guarantees of §1, on every database. */
 abstract class RelayContractTest extends DatabaseTest {
 
+  /**
+   * Events per aggregate in the ordered-mode stress test (50 aggregates, three relays, random
+   * retries).
+   */
+  protected int orderedEventsPerAggregate() {
+    return 200;
+  }
+
   private OutboxAdmin admin() {
     return OutboxAdmin.create(ds);
   }
@@ -195,7 +203,7 @@ abstract class RelayContractTest extends DatabaseTest {
   void ordered_mode_keeps_each_aggregates_append_order_across_relays_and_retries()
       throws Exception {
     int aggregates = 50;
-    int perAggregate = 200;
+    int perAggregate = orderedEventsPerAggregate();
     append(aggregates * perAggregate, i -> event("agg-" + (i % aggregates), i / aggregates));
     Random random = new Random(11);
     RecordingTransport transport =
