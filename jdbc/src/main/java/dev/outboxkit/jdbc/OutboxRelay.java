@@ -198,9 +198,10 @@ public final class OutboxRelay implements AutoCloseable {
       if (running) {
         throw new IllegalStateException("relay " + settings.name + " is already started");
       }
-      running = true;
+      // Both threads first: a factory that refuses one leaves the relay unstarted, not half so.
       Thread t = threads.newThread(this::loop, "worker");
       Thread l = listener == null ? null : threads.newThread(listener, "listen");
+      running = true;
       worker = t;
       t.start();
       if (l != null) {

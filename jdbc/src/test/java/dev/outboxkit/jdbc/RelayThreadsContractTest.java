@@ -1,6 +1,7 @@
 package dev.outboxkit.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.outboxkit.OutboxEvent;
@@ -19,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -191,5 +193,20 @@ abstract class RelayThreadsContractTest extends DatabaseTest {
       container.shutdownNow();
     }
     assertThat(factory.alive()).isEmpty();
+  }
+
+  @Test
+  void a_factory_that_refuses_a_thread_leaves_the_relay_unstarted_and_says_so() {
+    try (OutboxRelay relay =
+        relay(new RecordingTransport())
+            .listenForNotifications(false)
+            .threadFactory(r -> null)
+            .build()) {
+      for (int attempt = 0; attempt < 2; attempt++) {
+        assertThatThrownBy(relay::start)
+            .isInstanceOf(RejectedExecutionException.class)
+            .hasMessageContaining("threadFactory returned no thread");
+      }
+    }
   }
 }

@@ -93,10 +93,15 @@ public final class Transactions {
    * transaction", Narayana's TransactionalDriver: ARJUNA017009), whatever auto-commit reports — so
    * OutboxKit fails here, before it changed a row, instead of at its own commit afterwards.
    */
-  private static void refuseEnlisted(Connection c, String operation) {
+  private static void refuseEnlisted(Connection c, String operation) throws SQLException {
     try {
       c.commit();
     } catch (SQLException e) {
+      if (e.getSQLState() != null) {
+        // The database answered (a lost connection, say: Connector/J does send this COMMIT): a
+        // storage failure like any other. The pools' JTA refusals carry no SQL state.
+        throw e;
+      }
       throw new OutboxConfigurationException(
           operation
               + " cannot commit its own short transactions on a connection from this DataSource:"
