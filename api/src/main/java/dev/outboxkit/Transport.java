@@ -27,17 +27,30 @@ public interface Transport extends AutoCloseable {
    * Sends a batch, in order, and returns one result per message, in the same order. The default
    * sends one at a time; override it to pipeline (send all, then await all confirmations).
    *
+   * <p>When the calling thread is interrupted (the relay gave up on the batch after {@code
+   * sendTimeout}, or is closing), stop starting sends and return promptly: {@link
+   * SendResult#delivered()} for every message already confirmed, {@link
+   * SendResult#unavailable(String)} for the rest, which the relay sends again later. The default
+   * does so between messages. Whatever {@link #send} throws, an {@code Error} too, is that
+   * message's retry.
+   *
    * @param batch messages in claim order; messages of one aggregate appear in append order
    * @return one result per message, same order and size
    */
   default List<SendResult> sendBatch(List<OutboxMessage> batch) {
     List<SendResult> results = new ArrayList<>(batch.size());
     for (OutboxMessage message : batch) {
+      if (Thread.currentThread().isInterrupted()) {
+        results.add(SendResult.unavailable("not sent: the sending thread was interrupted"));
+        continue;
+      }
       SendResult result;
       try {
         result = Objects.requireNonNull(send(message), "Transport.send returned null");
-      } catch (RuntimeException e) {
-        result = SendResult.retry(Failures.describe(e), null);
+      } catch (Throwable t) {
+        // One message's failure, whatever it is (a class missing at run time, a stack overflow on
+        // its payload): never the batch's.
+        result = SendResult.retry(Failures.describe(t), null);
       }
       results.add(result);
     }

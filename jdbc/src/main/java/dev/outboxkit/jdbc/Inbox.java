@@ -4,6 +4,7 @@ import dev.outboxkit.jdbc.internal.BatchedDelete;
 import dev.outboxkit.jdbc.internal.Dialects;
 import dev.outboxkit.jdbc.internal.SqlDialect;
 import dev.outboxkit.jdbc.internal.TableName;
+import dev.outboxkit.jdbc.internal.TimeBound;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -44,11 +45,17 @@ public final class Inbox {
   private final TableName table;
   private final Dialect dialect;
   private final int purgeBatchSize;
+  private final TimeBound purgeBound;
 
   private Inbox(Builder b) {
     this.table = b.table;
     this.dialect = b.dialect;
     this.purgeBatchSize = b.purgeBatchSize;
+    this.purgeBound = new TimeBound(b.statementTimeout, this::dialectOf);
+  }
+
+  private SqlDialect dialectOf(Connection c) throws SQLException {
+    return Dialects.sql(dialect != null ? dialect : Dialect.detect(c));
   }
 
   /** {@return an inbox on {@code outbox_inbox}, dialect detected per connection} */
@@ -87,7 +94,7 @@ public final class Inbox {
           "the connection is in auto-commit mode, so the inbox record would commit apart from the"
               + " effect it guards: call connection.setAutoCommit(false) and commit both together");
     }
-    SqlDialect sql = Dialects.sql(dialect != null ? dialect : Dialect.detect(connection));
+    SqlDialect sql = dialectOf(connection);
     try (PreparedStatement ps =
         connection.prepareStatement(sql.inboxInsert().replace("{table}", table.qualified()))) {
       ps.setString(1, consumer);
@@ -119,10 +126,8 @@ public final class Inbox {
         table.qualified(),
         retention,
         purgeBatchSize,
-        c ->
-            Dialects.sql(dialect != null ? dialect : Dialect.detect(c))
-                .inboxPurge()
-                .replace("{table}", table.qualified()));
+        purgeBound,
+        c -> dialectOf(c).inboxPurge().replace("{table}", table.qualified()));
   }
 
   /** Configures an {@link Inbox}. */
@@ -130,6 +135,7 @@ public final class Inbox {
     private TableName table = TableName.of(DEFAULT_TABLE);
     private Dialect dialect;
     private int purgeBatchSize = 1000;
+    private Duration statementTimeout = OutboxAdmin.DEFAULT_STATEMENT_TIMEOUT;
 
     private Builder() {}
 
@@ -164,6 +170,21 @@ public final class Inbox {
      */
     public Builder purgeBatchSize(int purgeBatchSize) {
       this.purgeBatchSize = BatchedDelete.checkBatchSize(purgeBatchSize);
+      return this;
+    }
+
+    /**
+     * Bounds every statement of {@link Inbox#purgeOlderThan}, and the idle time inside its
+     * transactions, on the server and on the client, as {@link
+     * OutboxRelay.Builder#statementTimeout} does for the relay. ({@link Inbox#markProcessed} runs
+     * on the consumer's own connection, whose settings are the consumer's.)
+     *
+     * @param statementTimeout the bound, positive; default {@link
+     *     OutboxAdmin#DEFAULT_STATEMENT_TIMEOUT}
+     * @return this builder
+     */
+    public Builder statementTimeout(Duration statementTimeout) {
+      this.statementTimeout = TimeBound.checked(statementTimeout);
       return this;
     }
 

@@ -4,6 +4,7 @@ import dev.outboxkit.jdbc.internal.BatchedDelete;
 import dev.outboxkit.jdbc.internal.Dialects;
 import dev.outboxkit.jdbc.internal.OutboxSql;
 import dev.outboxkit.jdbc.internal.TableName;
+import dev.outboxkit.jdbc.internal.TimeBound;
 import dev.outboxkit.jdbc.internal.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -40,10 +41,17 @@ public final class OutboxAdmin {
   /** Rows deleted per transaction by {@link #purgeFinished} by default: {@value}. */
   public static final int DEFAULT_PURGE_BATCH_SIZE = 1000;
 
+  /**
+   * Longest time of one statement of the admin (and of the idle time in its transactions) by
+   * default: 30 s, room for counting a large table.
+   */
+  public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(30);
+
   private final DataSource ds;
   private final TableName table;
   private final Dialect explicitDialect;
   private final int purgeBatchSize;
+  private final TimeBound bound;
   private volatile OutboxSql sql;
 
   private OutboxAdmin(Builder b) {
@@ -51,6 +59,7 @@ public final class OutboxAdmin {
     this.table = b.table;
     this.explicitDialect = b.dialect;
     this.purgeBatchSize = b.purgeBatchSize;
+    this.bound = new TimeBound(b.statementTimeout, c -> sql(c).dialect());
   }
 
   /**
@@ -256,6 +265,7 @@ public final class OutboxAdmin {
         table.qualified(),
         retention,
         purgeBatchSize,
+        bound,
         c -> sql(c).sql(sql(c).dialect().purgeFinished()));
   }
 
@@ -280,7 +290,7 @@ public final class OutboxAdmin {
   private <T> T query(String what, Query<T> query) {
     try {
       return Transactions.inOwnTransaction(
-          ds, "OutboxAdmin (" + what + ")", c -> query.run(c, sql(c)));
+          ds, "OutboxAdmin (" + what + ")", bound, c -> query.run(c, sql(c)));
     } catch (SQLException e) {
       throw new OutboxStorageException(what, table.qualified(), e);
     }
@@ -303,6 +313,7 @@ public final class OutboxAdmin {
     private TableName table = TableName.of(TableName.DEFAULT);
     private Dialect dialect;
     private int purgeBatchSize = DEFAULT_PURGE_BATCH_SIZE;
+    private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
 
     private Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -339,6 +350,19 @@ public final class OutboxAdmin {
      */
     public Builder purgeBatchSize(int purgeBatchSize) {
       this.purgeBatchSize = BatchedDelete.checkBatchSize(purgeBatchSize);
+      return this;
+    }
+
+    /**
+     * Bounds every statement of the admin, and the idle time inside its transactions, on the server
+     * and on the client, as {@link OutboxRelay.Builder#statementTimeout} does for the relay.
+     *
+     * @param statementTimeout the bound, positive; default {@link
+     *     OutboxAdmin#DEFAULT_STATEMENT_TIMEOUT}
+     * @return this builder
+     */
+    public Builder statementTimeout(Duration statementTimeout) {
+      this.statementTimeout = TimeBound.checked(statementTimeout);
       return this;
     }
 

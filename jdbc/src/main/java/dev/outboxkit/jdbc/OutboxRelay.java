@@ -10,6 +10,7 @@ import dev.outboxkit.jdbc.internal.RelaySettings;
 import dev.outboxkit.jdbc.internal.RelayStore;
 import dev.outboxkit.jdbc.internal.RelayThreads;
 import dev.outboxkit.jdbc.internal.TableName;
+import dev.outboxkit.jdbc.internal.TimeBound;
 import dev.outboxkit.jdbc.internal.Transactions;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -80,6 +81,28 @@ public final class OutboxRelay implements AutoCloseable {
   /** Longest pause during a transport outage by default: 30 s. */
   public static final Duration DEFAULT_OUTAGE_MAX = Duration.ofSeconds(30);
 
+  /**
+   * Longest time of one database statement of the relay, and of the idle time inside its short
+   * transactions, by default: 10 s — or half of what {@code leaseDuration} leaves beyond {@code
+   * sendTimeout}, when that is less.
+   */
+  public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(10);
+
+  /**
+   * Leases an event may lose — expire with no outcome recorded, because every relay that took it
+   * died or hung — before it is quarantined as DEAD: {@value}. Lost leases are not attempts: a
+   * relay that stalled after delivering costs the event nothing from its attempt budget.
+   */
+  public static final int LEASE_LOSSES_BEFORE_DEAD = 5;
+
+  /**
+   * Most threads that run transport calls at once, per relay: {@value}. A transport call that
+   * overruns {@code sendTimeout} and ignores the interrupt that follows keeps its thread (reported
+   * through {@link RelayListener#sendAbandoned}); with every one stuck, batches are handed back as
+   * in an outage until one returns.
+   */
+  public static final int MAX_SEND_THREADS = 4;
+
   /** How long {@link #close()} waits for the batch in flight by default: 10 s. */
   public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
 
@@ -103,11 +126,29 @@ public final class OutboxRelay implements AutoCloseable {
   private final ExecutorService sender;
   private final RelayCycle cycle;
   private final NotificationListener listener;
+  private final TimeBound bound;
+  private final Duration networkTimeout;
   private final Object lifecycle = new Object();
   private volatile Thread worker;
   private volatile boolean running;
   private volatile boolean closed;
+  private volatile boolean failed;
   private volatile boolean wakeRequested;
+
+  /** Where a relay is in its life, for health checks: see {@link #state()}. */
+  public enum State {
+    /** Built, not started: it relays only when {@link #runOnce()} or {@link #drain()} is called. */
+    NEW,
+    /** Started: its background thread claims, sends and records batches. */
+    RUNNING,
+    /**
+     * Started, but its background thread ended without {@link #close()}: it relays nothing more.
+     * The cause was logged at ERROR. Close it and build a new one.
+     */
+    FAILED,
+    /** Closed: every method but {@link #close()} and {@link #state()} refuses to run. */
+    CLOSED
+  }
 
   private OutboxRelay(Builder b) {
     String owner = b.name + "@" + UUID.randomUUID().toString().substring(0, 8);
@@ -119,6 +160,7 @@ public final class OutboxRelay implements AutoCloseable {
             b.leaseDuration,
             b.sendTimeout,
             b.maxAttempts,
+            LEASE_LOSSES_BEFORE_DEAD,
             b.deleteOnPublish,
             MAX_RETRY_AFTER,
             b.sendIndividually,
@@ -131,15 +173,20 @@ public final class OutboxRelay implements AutoCloseable {
     this.threads = new RelayThreads(b.threadFactory, b.name);
     this.sender = threads.senderPool();
     DoubleSupplier random = b.random::nextDouble;
+    Duration statementTimeout = b.effectiveStatementTimeout();
+    RelayStore store = new RelayStore(b.dataSource, b.table, b.dialect, statementTimeout);
+    this.bound = store.bound();
+    this.networkTimeout = bound.networkTimeout();
     this.cycle =
         new RelayCycle(
             settings,
-            new RelayStore(b.dataSource, b.table, b.dialect),
+            store,
             b.transport,
             new Backoff(b.retryInitial, b.retryMax, random),
             new OutageBreaker(b.clock, new Backoff(b.outageInitial, b.outageMax, random)),
             b.listener,
             sender,
+            () -> closed,
             owner);
     this.listener =
         b.listenForNotifications
@@ -147,7 +194,8 @@ public final class OutboxRelay implements AutoCloseable {
             : null;
     log.info(
         "[{}] relay configured: table={}, batchSize={}, ordered={}, pollInterval={}, lease={},"
-            + " sendTimeout={}, maxAttempts={}, retryBackoff={}..{}, outagePause={}..{},"
+            + " sendTimeout={}, statementTimeout={}, maxAttempts={}, retryBackoff={}..{},"
+            + " outagePause={}..{},"
             + " deleteOnPublish={}, listenForNotifications={}, sendIndividually={}, transport={},"
             + " threads={}",
         b.name,
@@ -157,6 +205,7 @@ public final class OutboxRelay implements AutoCloseable {
         b.pollInterval,
         b.leaseDuration,
         b.sendTimeout,
+        statementTimeout,
         b.maxAttempts,
         b.retryInitial,
         b.retryMax,
@@ -183,6 +232,24 @@ public final class OutboxRelay implements AutoCloseable {
   /** {@return the relay's name, as in its log lines and lease owners} */
   public String name() {
     return settings.name;
+  }
+
+  /**
+   * Where the relay is in its life, for a health check: {@link State#RUNNING} while its background
+   * thread works, {@link State#FAILED} if that thread ended without {@link #close()} (logged at
+   * ERROR; it survives every failure of the database, the transport and the listener, so this means
+   * a failure of the JVM itself, such as running out of memory while handling an error).
+   *
+   * @return the state now
+   */
+  public State state() {
+    if (closed) {
+      return State.CLOSED;
+    }
+    if (failed) {
+      return State.FAILED;
+    }
+    return running ? State.RUNNING : State.NEW;
   }
 
   /**
@@ -221,10 +288,19 @@ public final class OutboxRelay implements AutoCloseable {
    * @throws OutboxConfigurationException before claiming anything, if called inside a JTA
    *     transaction whose connections the data source enlists: the relay commits its own short
    *     transactions and needs a non-JTA data source, or a call outside the JTA transaction
+   * @throws IllegalStateException before claiming anything, if the relay is closed
    */
   public int runOnce() {
+    refuseClosed("runOnce()");
     refuseJtaTransaction("OutboxRelay.runOnce()");
     return runCycle();
+  }
+
+  private void refuseClosed(String method) {
+    if (closed) {
+      throw new IllegalStateException(
+          "relay " + settings.name + " is closed; " + method + " needs an open relay");
+    }
   }
 
   private int runCycle() {
@@ -241,7 +317,7 @@ public final class OutboxRelay implements AutoCloseable {
    */
   private void refuseJtaTransaction(String operation) {
     try {
-      Transactions.refuseJtaTransaction(dataSource, operation);
+      Transactions.refuseJtaTransaction(dataSource, operation, bound);
     } catch (SQLException e) {
       throw new OutboxStorageException("relay a batch", table, e);
     }
@@ -254,12 +330,14 @@ public final class OutboxRelay implements AutoCloseable {
    * @return events handled
    * @throws OutboxStorageException if the database failed; nothing is lost
    * @throws OutboxConfigurationException before claiming anything, as for {@link #runOnce()}
+   * @throws IllegalStateException before claiming anything, if the relay is closed
    */
   public int drain() {
+    refuseClosed("drain()");
     refuseJtaTransaction("OutboxRelay.drain()");
     int total = 0;
     int n;
-    while ((n = runCycle()) > 0) {
+    while (!closed && (n = runCycle()) > 0) {
       total += n;
     }
     return total;
@@ -280,7 +358,9 @@ public final class OutboxRelay implements AutoCloseable {
   /**
    * Stops claiming, waits up to the shutdown timeout for the batch in flight, then interrupts it;
    * events claimed but not confirmed go straight back to PENDING, so nothing waits for a lease to
-   * expire. Does not close the transport or the data source. Idempotent.
+   * expire — also for a batch whose claim is running when close is called (it is handed back
+   * unsent). Returns within the shutdown timeout plus one statement timeout (the hand-back's
+   * transaction). Does not close the transport or the data source. Idempotent.
    */
   @Override
   public void close() {
@@ -306,7 +386,11 @@ public final class OutboxRelay implements AutoCloseable {
               settings.name,
               shutdownTimeout);
           t.interrupt();
-          t.join(shutdownTimeout.toMillis());
+          // It gives up the send within Sender.GRACE; the hand-back is one short transaction.
+          t.join(networkTimeout.plusSeconds(1).toMillis());
+          if (t.isAlive()) {
+            log.warn("[{}] relay thread still busy after the shutdown timeout", settings.name);
+          }
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -316,14 +400,41 @@ public final class OutboxRelay implements AutoCloseable {
     try {
       sender.awaitTermination(1, TimeUnit.SECONDS);
       // The listener notices stop() within its half-second wait and gives its connection back.
-      threads.awaitEnded(shutdownTimeout);
+      threads.awaitEnded(Duration.ofSeconds(1));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    int stuck = cycle.abandonedSends();
+    if (stuck > 0) {
+      log.warn(
+          "[{}] {} send threads are still stuck in transport calls that ignored their interrupt;"
+              + " they end when the transport returns",
+          settings.name,
+          stuck);
     }
     log.info("[{}] relay stopped", settings.name);
   }
 
+  /**
+   * The background thread: survives every failure (the database's, the transport's, the listener's,
+   * an {@code Error} of any of them) until {@link #close()}; should it end otherwise, it says so
+   * once at ERROR and the relay reports {@link State#FAILED}.
+   */
   private void loop() {
+    try {
+      work();
+    } finally {
+      if (!closed) {
+        failed = true;
+        log.error(
+            "[{}] relay thread ended unexpectedly; the relay relays nothing more (state FAILED):"
+                + " close it and build a new one",
+            settings.name);
+      }
+    }
+  }
+
+  private void work() {
     Duration idle = MIN_IDLE;
     Duration dbPause = Duration.ZERO;
     while (running) {
@@ -351,7 +462,10 @@ public final class OutboxRelay implements AutoCloseable {
             dbPause.toMillis(),
             e.getMessage());
         pause(dbPause);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
+        if (!running) {
+          break;
+        }
         log.error("[{}] unexpected failure in the relay loop; continuing", settings.name, e);
         pause(pollInterval);
       }
@@ -388,6 +502,7 @@ public final class OutboxRelay implements AutoCloseable {
     private Duration pollInterval = DEFAULT_POLL_INTERVAL;
     private Duration leaseDuration = DEFAULT_LEASE_DURATION;
     private Duration sendTimeout = DEFAULT_SEND_TIMEOUT;
+    private Duration statementTimeout; // null: the default, fitted to the lease
     private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
     private Duration retryInitial = DEFAULT_RETRY_INITIAL;
     private Duration retryMax = DEFAULT_RETRY_MAX;
@@ -504,9 +619,42 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     /**
-     * Sets the attempts before an event that keeps failing event-specifically becomes DEAD.
-     * Transport outages ({@code unavailable}) are not charged, so this budget only counts failures
-     * of the event itself.
+     * Bounds the time of every database statement the relay runs, and of the idle time inside its
+     * short transactions, on every supported database: on the server (PostgreSQL {@code
+     * statement_timeout}, {@code lock_timeout} and {@code idle_in_transaction_session_timeout};
+     * MySQL and MariaDB {@code wait_timeout}, {@code innodb_lock_wait_timeout}, and {@code
+     * max_execution_time} or {@code max_statement_time}; each for the relay's own transactions
+     * only, the connection goes back to the pool as it came) and on the client ({@link
+     * java.sql.Connection#setNetworkTimeout}, one second longer). So a relay whose network path to
+     * the database dies mid-claim (no FIN, no RST) does not hold the claimed rows for hours: the
+     * server ends the stalled transaction after this time and another relay takes the rows; the
+     * stalled relay gives up its connection one second later and never reuses it.
+     *
+     * @param statementTimeout the bound, positive; {@code sendTimeout} plus this must stay below
+     *     {@code leaseDuration}; default {@link #DEFAULT_STATEMENT_TIMEOUT}, or less when the lease
+     *     leaves less room
+     * @return this builder
+     */
+    public Builder statementTimeout(Duration statementTimeout) {
+      this.statementTimeout = TimeBound.checked(statementTimeout);
+      return this;
+    }
+
+    /** The statement timeout set, or the default fitted into what the lease leaves. */
+    Duration effectiveStatementTimeout() {
+      if (statementTimeout != null) {
+        return statementTimeout;
+      }
+      Duration room = leaseDuration.minus(sendTimeout).dividedBy(2);
+      return room.compareTo(DEFAULT_STATEMENT_TIMEOUT) < 0 ? room : DEFAULT_STATEMENT_TIMEOUT;
+    }
+
+    /**
+     * Sets the attempts before an event that keeps failing event-specifically becomes DEAD. Only
+     * the event's own failures are charged: not a transport outage ({@code unavailable}), not a
+     * send cut off by {@code sendTimeout}, not a batch handed back at shutdown, and not a lease
+     * that ran out on a relay that died or stalled (counted apart, see {@link
+     * OutboxRelay#LEASE_LOSSES_BEFORE_DEAD}).
      *
      * @param maxAttempts at least 1; default {@value OutboxRelay#DEFAULT_MAX_ATTEMPTS}
      * @return this builder
@@ -682,6 +830,17 @@ public final class OutboxRelay implements AutoCloseable {
                 + ") must be shorter than leaseDuration ("
                 + leaseDuration
                 + "), or a slow send could outlive its lease and the events be sent twice at once");
+      }
+      if (statementTimeout != null
+          && sendTimeout.plus(statementTimeout).compareTo(leaseDuration) >= 0) {
+        throw new OutboxConfigurationException(
+            "sendTimeout ("
+                + sendTimeout
+                + ") plus statementTimeout ("
+                + statementTimeout
+                + ") must be shorter than leaseDuration ("
+                + leaseDuration
+                + "): a batch's lease must outlast its send and the statement that records it");
       }
       if (retryInitial.compareTo(retryMax) > 0) {
         throw new OutboxConfigurationException(

@@ -90,4 +90,14 @@ public interface RelayListener {
    * @param events how many acknowledgements were refused
    */
   default void leaseLost(int events) {}
+
+  /**
+   * A transport call overran {@code sendTimeout} and ignored the interrupt that followed: its send
+   * thread is left behind, still inside the transport. The relay runs at most {@value
+   * OutboxRelay#MAX_SEND_THREADS} send threads, so such a transport costs a bounded number of
+   * threads; alert on it, the transport needs a timeout of its own.
+   *
+   * @param stuck send threads abandoned and still stuck now, this one included
+   */
+  default void sendAbandoned(int stuck) {}
 }

@@ -2,11 +2,13 @@ package dev.outboxkit.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outboxkit.jdbc.internal.TimeBound;
 import dev.outboxkit.jdbc.internal.Transactions;
 import dev.outboxkit.testkit.Flavor;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,6 +36,7 @@ class MariaDbIsolationTest extends DatabaseTest {
     String inside =
         Transactions.inTransaction(
             ds,
+            new TimeBound(Duration.ofSeconds(5), null),
             c -> {
               try (Statement s = c.createStatement()) {
                 s.executeQuery("SELECT COUNT(*) FROM outbox_event FOR UPDATE").close();

@@ -49,6 +49,7 @@ public final class BatchedDelete {
       String table,
       Duration retention,
       int batchSize,
+      TimeBound bound,
       Statement delete) {
     if (retention == null || retention.isNegative()) {
       throw new IllegalArgumentException("retention must be zero or positive, was " + retention);
@@ -62,6 +63,7 @@ public final class BatchedDelete {
             Transactions.inOwnTransaction(
                 ds,
                 caller,
+                bound,
                 c -> {
                   try (PreparedStatement ps = c.prepareStatement(delete.sql(c))) {
                     ps.setLong(1, micros);

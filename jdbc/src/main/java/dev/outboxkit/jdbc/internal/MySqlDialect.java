@@ -36,6 +36,11 @@ public class MySqlDialect extends SqlDialect {
     super("mysql.sql");
   }
 
+  /** A variant of MySQL: its statements layered over MySQL's. */
+  MySqlDialect(String variantFile) {
+    super("mysql.sql", variantFile);
+  }
+
   @Override
   public String name() {
     return "MySQL";

@@ -11,12 +11,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,17 +42,21 @@ public final class RelayCycle {
 
   private final RelaySettings settings;
   private final RelayStore store;
-  private final Transport transport;
   private final Backoff retryBackoff;
   private final OutageBreaker breaker;
   private final RelayListener listener;
-  private final ExecutorService sender;
+  private final Sender sender;
+  private final BooleanSupplier stopping;
   private final String owner;
   private final Duration reclaimEvery;
   private final AtomicLong batches = new AtomicLong();
   private volatile Instant lastReclaim;
 
-  /** Wires one relay's cycle; see {@code OutboxRelay.Builder} for the meaning of each part. */
+  /**
+   * Wires one relay's cycle; see {@code OutboxRelay.Builder} for the meaning of each part.
+   *
+   * @param stopping true once the relay is closing: a batch claimed then is handed back unsent
+   */
   public RelayCycle(
       RelaySettings settings,
       RelayStore store,
@@ -63,18 +64,26 @@ public final class RelayCycle {
       Backoff retryBackoff,
       OutageBreaker breaker,
       RelayListener listener,
-      ExecutorService sender,
+      ExecutorService sendPool,
+      BooleanSupplier stopping,
       String owner) {
     this.settings = settings;
     this.store = store;
-    this.transport = transport;
     this.retryBackoff = retryBackoff;
     this.breaker = breaker;
     this.listener = listener;
-    this.sender = sender;
+    this.sender =
+        new Sender(
+            settings, transport, sendPool, stuck -> notify(() -> listener.sendAbandoned(stuck)));
+    this.stopping = stopping;
     this.owner = owner;
     Duration half = settings.leaseDuration.dividedBy(2);
     this.reclaimEvery = half.compareTo(Duration.ofSeconds(5)) < 0 ? half : Duration.ofSeconds(5);
+  }
+
+  /** Send threads abandoned in a transport that ignored their interrupt, still stuck there. */
+  public int abandonedSends() {
+    return sender.abandoned();
   }
 
   /** The outage breaker, for the relay loop's pauses. */
@@ -83,7 +92,9 @@ public final class RelayCycle {
   }
 
   /**
-   * Runs one round.
+   * Runs one round. Once rows are claimed, every way out of the round — results, a timeout, the
+   * relay closing, an error of any kind — records an outcome for each of them (at worst: handed
+   * back to PENDING uncharged), so no claimed row waits for its lease.
    *
    * @return events claimed (and handled); 0 if none were claimable or the breaker is open
    * @throws SQLException if the claim or the acknowledgement failed; claimed rows then come back
@@ -108,7 +119,74 @@ public final class RelayCycle {
     log.debug(
         "[{}] claimed {} events in {} ms", settings.name, claimed.size(), claimTime.toMillis());
 
-    List<Ack> acks = new ArrayList<>(claimed.size());
+    Round round;
+    Throwable failure = null;
+    try {
+      round = handle(claimed, probing);
+    } catch (RuntimeException | Error e) {
+      failure = e;
+      log.error(
+          "[{}] failed to handle a claimed batch of {}; handing it back",
+          settings.name,
+          claimed.size(),
+          e);
+      round = Round.handBack(claimed);
+    }
+
+    long ackStart = System.nanoTime();
+    int updated = acknowledge(token, round.acks);
+    Duration ackTime = Duration.ofNanos(System.nanoTime() - ackStart);
+    if (updated < round.acks.size()) {
+      int lost = round.acks.size() - updated;
+      log.warn(
+          "[{}] lease lost for {} of {} events (another relay took them over after the lease"
+              + " expired; they are delivered again by it)",
+          settings.name,
+          lost,
+          round.acks.size());
+      notify(() -> listener.leaseLost(lost));
+    }
+    round.notices.forEach(this::notify);
+    Duration sendTime = round.sendTime;
+    notify(() -> listener.batchCompleted(claimed.size(), sendTime, ackTime));
+    if (round.interrupted) {
+      Thread.currentThread().interrupt(); // closing: the outage verdict does not matter
+    } else {
+      updateBreaker(round.outage, round.answered);
+    }
+    if (failure instanceof Error) {
+      throw (Error) failure;
+    }
+    if (failure != null) {
+      throw (RuntimeException) failure;
+    }
+    return claimed.size();
+  }
+
+  /** What one round decided: the acknowledgements, the listener calls, and the outage verdict. */
+  private static final class Round {
+    final List<Ack> acks;
+    final List<Runnable> notices = new ArrayList<>();
+    Duration sendTime = Duration.ZERO;
+    String outage;
+    boolean answered;
+    boolean interrupted;
+
+    Round(int size) {
+      this.acks = new ArrayList<>(size);
+    }
+
+    static Round handBack(List<ClaimedEvent> claimed) {
+      Round r = new Round(claimed.size());
+      for (ClaimedEvent c : claimed) {
+        r.acks.add(Ack.release(c.seq()));
+      }
+      return r;
+    }
+  }
+
+  private Round handle(List<ClaimedEvent> claimed, boolean probing) {
+    Round round = new Round(claimed.size());
     List<ClaimedEvent> sendable = new ArrayList<>(claimed.size());
     for (ClaimedEvent c : claimed) {
       if (c.unreadable() != null) {
@@ -117,193 +195,98 @@ public final class RelayCycle {
             settings.name,
             c.seq(),
             c.unreadable());
-        acks.add(Ack.dead(c.seq(), Failures.truncate(c.unreadable())));
+        round.acks.add(Ack.dead(c.seq(), Failures.truncate(c.unreadable())));
       } else if (c.expired()) {
-        acks.add(Ack.expired(c.seq()));
+        round.acks.add(Ack.expired(c.seq()));
+        round.notices.add(EventMdc.around(c.event(), () -> listener.expired(c.event())));
       } else {
         sendable.add(c);
       }
     }
-
-    long sendStart = System.nanoTime();
-    List<SendResult> results;
-    boolean interrupted = false;
-    try {
-      results = send(sendable);
-    } catch (InterruptedException e) {
-      // Shutting down mid-send: hand the batch back at once rather than after the lease.
-      interrupted = true;
-      results = new ArrayList<>();
-      for (int i = 0; i < sendable.size(); i++) {
-        results.add(SendResult.unavailable("relay shut down during send"));
-      }
+    if (sendable.isEmpty()) {
+      return round;
     }
-    Duration sendTime = Duration.ofNanos(System.nanoTime() - sendStart);
-    results = treatUniformFailureAsOutage(results);
+    if (stopping.getAsBoolean()) {
+      // Closed while claiming: nothing is sent, everything goes straight back.
+      for (ClaimedEvent c : sendable) {
+        round.acks.add(Ack.release(c.seq()));
+      }
+      round.interrupted = true;
+      return round;
+    }
 
-    String outage = null;
-    boolean answered = false;
-    List<Runnable> notices = new ArrayList<>();
+    List<OutboxMessage> messages = new ArrayList<>(sendable.size());
+    for (ClaimedEvent c : sendable) {
+      messages.add(OutboxMessage.of(c.event(), c.attempt()));
+    }
+    long sendStart = System.nanoTime();
+    Sender.Outcome outcome = sender.send(messages);
+    round.sendTime = Duration.ofNanos(System.nanoTime() - sendStart);
+    round.interrupted = outcome.interrupted;
+    List<SendResult> results = treatUniformFailureAsOutage(outcome.results);
+
     for (int i = 0; i < sendable.size(); i++) {
       ClaimedEvent c = sendable.get(i);
       SendResult r = results.get(i);
       switch (r.status()) {
         case DELIVERED:
-          answered = true;
-          acks.add(Ack.published(c.seq()));
-          notices.add(() -> listener.published(c.event(), c.attempt(), lag(c.event())));
+          round.answered = true;
+          round.acks.add(Ack.published(c.seq()));
+          round.notices.add(() -> listener.published(c.event(), c.attempt(), lag(c.event())));
           break;
         case REJECT:
-          answered = true;
-          acks.add(dead(c, reason(r), notices));
+          round.answered = true;
+          round.acks.add(dead(c, reason(r), round.notices));
           break;
         case RETRY:
           if (probing) {
             Duration delay = retryDelay(c, r);
-            acks.add(Ack.retry(c.seq(), Micros.of(delay), reason(r), false));
-            outage = reason(r);
+            round.acks.add(Ack.retry(c.seq(), Micros.of(delay), reason(r), false));
+            round.outage = reason(r);
           } else {
-            answered = true;
-            acks.add(retryOrDead(c, r, notices));
+            round.answered = true;
+            round.acks.add(retryOrDead(c, r, round.notices));
           }
           break;
         case UNAVAILABLE:
-          if (probing) {
+          if (probing && !outcome.interrupted) {
             // Hold the probed event back a while (uncharged), so the next probe tries another
             // one: an event that alone looks like an outage must not wedge every probe.
             Duration hold = retryBackoff.cap(c.attempt());
-            acks.add(Ack.retry(c.seq(), Micros.of(hold), reason(r), false));
+            round.acks.add(Ack.retry(c.seq(), Micros.of(hold), reason(r), false));
           } else {
-            acks.add(Ack.release(c.seq()));
+            round.acks.add(Ack.release(c.seq()));
           }
-          outage = reason(r);
+          round.outage = reason(r);
           break;
         default:
           throw new AssertionError(r.status());
       }
     }
-    for (ClaimedEvent c : claimed) {
-      if (c.expired()) {
-        notices.add(EventMdc.around(c.event(), () -> listener.expired(c.event())));
-      }
-    }
-
-    long ackStart = System.nanoTime();
-    int updated = acknowledge(token, acks);
-    Duration ackTime = Duration.ofNanos(System.nanoTime() - ackStart);
-    if (updated < acks.size()) {
-      int lost = acks.size() - updated;
-      log.warn(
-          "[{}] lease lost for {} of {} events (another relay took them over after the lease"
-              + " expired; they are delivered again by it)",
-          settings.name,
-          lost,
-          acks.size());
-      notify(() -> listener.leaseLost(lost));
-    }
-    notices.forEach(this::notify);
-    notify(() -> listener.batchCompleted(claimed.size(), sendTime, ackTime));
-    updateBreaker(outage, answered);
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-    return claimed.size();
+    return round;
   }
 
   private void reclaimIfDue() throws SQLException {
     Instant now = settings.clock.instant();
     if (lastReclaim == null || !now.isBefore(lastReclaim.plus(reclaimEvery))) {
       lastReclaim = now;
-      int reclaimed = store.reclaimExpiredLeases();
-      if (reclaimed > 0) {
+      RelayStore.Reclaimed reclaimed = store.reclaimExpiredLeases(settings.leaseLossesBeforeDead);
+      if (reclaimed.pending > 0) {
         log.warn(
-            "[{}] recovered {} events whose lease expired (a relay died or stalled mid-batch)",
+            "[{}] recovered {} events whose lease expired (a relay died or stalled mid-batch);"
+                + " no attempt is charged for it",
             settings.name,
-            reclaimed);
+            reclaimed.pending);
+      }
+      if (reclaimed.dead > 0) {
+        log.warn(
+            "[{}] quarantined {} events as DEAD: their lease expired {} times without an outcome,"
+                + " so each is the likely reason the relays holding it died or hung",
+            settings.name,
+            reclaimed.dead,
+            settings.leaseLossesBeforeDead);
       }
     }
-  }
-
-  private List<SendResult> send(List<ClaimedEvent> sendable) throws InterruptedException {
-    if (sendable.isEmpty()) {
-      return new ArrayList<>();
-    }
-    List<OutboxMessage> messages = new ArrayList<>(sendable.size());
-    for (ClaimedEvent c : sendable) {
-      messages.add(OutboxMessage.of(c.event(), c.attempt()));
-    }
-    Future<List<SendResult>> future = sender.submit(() -> sendInContext(messages));
-    List<SendResult> results;
-    try {
-      results = future.get(settings.sendTimeout.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      future.cancel(true);
-      log.warn(
-          "[{}] transport did not finish a batch of {} within sendTimeout {}; the batch will be"
-              + " retried",
-          settings.name,
-          messages.size(),
-          settings.sendTimeout);
-      return uniform(
-          messages.size(), SendResult.unavailable("send timed out after " + settings.sendTimeout));
-    } catch (InterruptedException e) {
-      future.cancel(true);
-      throw e;
-    } catch (ExecutionException e) {
-      // The transport's sendBatch threw: by contract that is a retry of every message.
-      return uniform(messages.size(), SendResult.retry(Failures.describe(e.getCause()), null));
-    }
-    if (results == null || results.size() != messages.size()) {
-      String reason =
-          "transport bug: sendBatch returned "
-              + (results == null ? "null" : results.size() + " results")
-              + " for "
-              + messages.size()
-              + " messages";
-      log.error("[{}] {}", settings.name, reason);
-      return uniform(messages.size(), SendResult.retry(reason, null));
-    }
-    List<SendResult> checked = new ArrayList<>(results.size());
-    for (SendResult r : results) {
-      checked.add(r != null ? r : SendResult.retry("transport bug: null result", null));
-    }
-    return checked;
-  }
-
-  /**
-   * Calls the transport on the sender thread with each event's identifiers in the MDC where there
-   * is one current event: a batch of one, or every event when sending individually (then each goes
-   * as a batch of one, so the transport's own handling of {@code send} applies unchanged).
-   */
-  private List<SendResult> sendInContext(List<OutboxMessage> messages) {
-    if (messages.size() > 1 && !settings.sendIndividually) {
-      return transport.sendBatch(messages);
-    }
-    List<SendResult> results = new ArrayList<>(messages.size());
-    for (OutboxMessage m : messages) {
-      if (Thread.currentThread().isInterrupted()) {
-        results.add(SendResult.unavailable("relay shut down during send"));
-        continue;
-      }
-      EventMdc scope = EventMdc.of(m.event());
-      try {
-        List<SendResult> one = transport.sendBatch(List.of(m));
-        results.add(one == null || one.size() != 1 ? null : one.get(0));
-      } catch (RuntimeException e) {
-        results.add(SendResult.retry(Failures.describe(e), null));
-      } finally {
-        scope.close();
-      }
-    }
-    return results;
-  }
-
-  private static List<SendResult> uniform(int size, SendResult result) {
-    List<SendResult> results = new ArrayList<>(size);
-    for (int i = 0; i < size; i++) {
-      results.add(result);
-    }
-    return results;
   }
 
   private static List<SendResult> treatUniformFailureAsOutage(List<SendResult> results) {
@@ -319,7 +302,7 @@ public final class RelayCycle {
         return results;
       }
     }
-    return uniform(results.size(), SendResult.unavailable(first.reason().orElse("")));
+    return Sender.uniform(results.size(), SendResult.unavailable(first.reason().orElse("")));
   }
 
   private Ack retryOrDead(ClaimedEvent c, SendResult r, List<Runnable> notices) {
@@ -438,11 +421,12 @@ public final class RelayCycle {
     }
   }
 
+  /** Runs a listener call; whatever it throws, an Error too, is logged and goes no further. */
   private void notify(Runnable notice) {
     try {
       notice.run();
-    } catch (RuntimeException e) {
-      log.warn("[{}] relay listener failed: {}", settings.name, Failures.describe(e));
+    } catch (Throwable t) {
+      log.warn("[{}] relay listener failed: {}", settings.name, Failures.describe(t));
     }
   }
 }

@@ -23,6 +23,9 @@ public final class RelaySettings {
   /** Attempts before an event-specific failure becomes DEAD. */
   public final int maxAttempts;
 
+  /** Leases an event may lose (expire without an outcome) before it becomes DEAD. */
+  public final int leaseLossesBeforeDead;
+
   /** Delete delivered rows instead of keeping them PUBLISHED. */
   public final boolean deleteOnPublish;
 
@@ -43,6 +46,7 @@ public final class RelaySettings {
       Duration leaseDuration,
       Duration sendTimeout,
       int maxAttempts,
+      int leaseLossesBeforeDead,
       boolean deleteOnPublish,
       Duration maxRetryAfter,
       boolean sendIndividually,
@@ -53,6 +57,7 @@ public final class RelaySettings {
     this.leaseDuration = leaseDuration;
     this.sendTimeout = sendTimeout;
     this.maxAttempts = maxAttempts;
+    this.leaseLossesBeforeDead = leaseLossesBeforeDead;
     this.deleteOnPublish = deleteOnPublish;
     this.maxRetryAfter = maxRetryAfter;
     this.sendIndividually = sendIndividually;

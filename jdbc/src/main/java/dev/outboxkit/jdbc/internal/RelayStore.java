@@ -29,6 +29,7 @@ public final class RelayStore {
   private final DataSource ds;
   private final TableName table;
   private final Dialect explicitDialect;
+  private final TimeBound bound;
   private volatile OutboxSql sql;
 
   /**
@@ -43,11 +44,18 @@ public final class RelayStore {
    * @param ds where connections come from
    * @param table the outbox table
    * @param dialect the dialect, or null to detect it from the first connection
+   * @param statementTimeout the time bound of each statement and of the idle time in between
    */
-  public RelayStore(DataSource ds, TableName table, Dialect dialect) {
+  public RelayStore(DataSource ds, TableName table, Dialect dialect, Duration statementTimeout) {
     this.ds = ds;
     this.table = table;
     this.explicitDialect = dialect;
+    this.bound = new TimeBound(statementTimeout, c -> sql(c).dialect());
+  }
+
+  /** The time bound of the relay's transactions. */
+  public TimeBound bound() {
+    return bound;
   }
 
   /** The table, for messages. */
@@ -88,7 +96,11 @@ public final class RelayStore {
       try {
         // The plan pins of beforeClaim fit the plain claim's scan; the sparse claim plans freely.
         return Transactions.inTransaction(
-            ds, work, d.beforeRelayTransaction(), claim == Claim.PLAIN ? d.beforeClaim() : null);
+            ds,
+            bound,
+            work,
+            d.beforeRelayTransaction(),
+            claim == Claim.PLAIN ? d.beforeClaim() : null);
       } catch (SQLException e) {
         // Relays claiming and reclaiming leases at once can deadlock on InnoDB's index locks; the
         // server rolled the victim back whole, so running the same work again is safe.
@@ -150,8 +162,7 @@ public final class RelayStore {
       ps.setLong(2, lease.toMillis());
       ps.setInt(3, limit);
       try (ResultSet rs = ps.executeQuery()) {
-        // RETURNING shows the row after the update: attempts already counts this claim.
-        return readClaimed(rs, s.dialect(), 0);
+        return readClaimed(rs, s.dialect());
       }
     }
   }
@@ -182,14 +193,14 @@ public final class RelayStore {
         }
         ps.setInt(i, limit);
         try (ResultSet rs = ps.executeQuery()) {
-          claimed = readClaimed(rs, s.dialect(), 1);
+          claimed = readClaimed(rs, s.dialect());
         }
       }
     } else {
       try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().lockUnordered()))) {
         ps.setInt(1, limit);
         try (ResultSet rs = ps.executeQuery()) {
-          claimed = readClaimed(rs, s.dialect(), 1);
+          claimed = readClaimed(rs, s.dialect());
         }
       }
     }
@@ -208,12 +219,13 @@ public final class RelayStore {
     return claimed;
   }
 
-  private static List<ClaimedEvent> readClaimed(ResultSet rs, SqlDialect dialect, int attemptBump)
+  private static List<ClaimedEvent> readClaimed(ResultSet rs, SqlDialect dialect)
       throws SQLException {
     List<ClaimedEvent> claimed = new ArrayList<>();
     while (rs.next()) {
       long seq = rs.getLong("seq");
-      int attempt = rs.getInt("attempts") + attemptBump;
+      // attempts counts the event's own failed sends; this is the next one.
+      int attempt = rs.getInt("attempts") + 1;
       boolean expired = rs.getBoolean("expired");
       OutboxEvent event;
       try {
@@ -227,14 +239,45 @@ public final class RelayStore {
     return claimed;
   }
 
-  /** Hands IN_FLIGHT rows whose lease ran out (by the database clock) back to PENDING. */
-  public int reclaimExpiredLeases() throws SQLException {
+  /** What {@link #reclaimExpiredLeases} did. */
+  public static final class Reclaimed {
+    /** Rows handed back to PENDING. */
+    public final int pending;
+
+    /** Rows quarantined as DEAD for losing too many leases. */
+    public final int dead;
+
+    Reclaimed(int pending, int dead) {
+      this.pending = pending;
+      this.dead = dead;
+    }
+  }
+
+  /**
+   * Hands IN_FLIGHT rows whose lease ran out (by the database clock) back to PENDING, without
+   * charging an attempt: the relay that held them may have delivered them and stalled before its
+   * acknowledgement. The loss is counted apart, and a row that lost {@code maxLosses} leases
+   * becomes DEAD instead — most likely it is what kills or hangs the relays that take it.
+   */
+  public Reclaimed reclaimExpiredLeases(int maxLosses) throws SQLException {
     return inTransaction(
         c -> {
           OutboxSql s = sql(c);
+          int dead;
+          try (PreparedStatement ps =
+              c.prepareStatement(s.sql(s.dialect().quarantineLostLeases()))) {
+            ps.setString(
+                1,
+                "lease expired "
+                    + maxLosses
+                    + " times without an outcome: every relay that took it died or stalled while"
+                    + " sending it (a message that crashes or hangs the sender?)");
+            ps.setInt(2, maxLosses);
+            dead = ps.executeUpdate();
+          }
           try (PreparedStatement ps =
               c.prepareStatement(s.sql(s.dialect().reclaimExpiredLeases()))) {
-            return ps.executeUpdate();
+            return new Reclaimed(ps.executeUpdate(), dead);
           }
         });
   }
@@ -298,7 +341,7 @@ public final class RelayStore {
     try (PreparedStatement ps = c.prepareStatement(sql.sql(template))) {
       for (Ack ack : acks) {
         ps.setLong(1, ack.delayMicros());
-        ps.setInt(2, ack.charged() ? 0 : 1);
+        ps.setInt(2, ack.charged() ? 1 : 0);
         ps.setString(3, ack.error());
         ps.setLong(4, ack.seq());
         ps.setString(5, owner);

@@ -18,6 +18,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * thread.
  */
 public final class RelayThreads {
+  /**
+   * Most threads that run transport calls at once: the relay's own batch, a few callers of {@code
+   * runOnce}, and calls abandoned in a transport that ignores interrupts — which therefore cost a
+   * bounded number of threads.
+   */
+  public static final int MAX_SEND_THREADS = dev.outboxkit.jdbc.OutboxRelay.MAX_SEND_THREADS;
+
   private static final AtomicInteger COUNTER = new AtomicInteger();
 
   private final ThreadFactory factory;
@@ -79,12 +86,13 @@ public final class RelayThreads {
 
   /**
    * The pool that runs transport calls, so a call that overruns {@code sendTimeout} can be left
-   * behind: threads are made when a send finds none idle and end after a minute of idleness.
+   * behind: threads are made when a send finds none idle, up to {@link #MAX_SEND_THREADS} (beyond,
+   * a send is rejected), and end after a minute of idleness.
    */
   public ExecutorService senderPool() {
     return new ThreadPoolExecutor(
         0,
-        Integer.MAX_VALUE,
+        MAX_SEND_THREADS,
         60,
         TimeUnit.SECONDS,
         new SynchronousQueue<>(),

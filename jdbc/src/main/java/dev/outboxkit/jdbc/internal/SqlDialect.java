@@ -23,11 +23,15 @@ public abstract class SqlDialect {
   private final Map<String, String> statements;
 
   /**
-   * @param vendorFile the vendor's statement file, relative to {@code dev/outboxkit/jdbc/sql/},
-   *     layered over {@code common.sql}
+   * @param vendorFiles the vendor's statement files, relative to {@code dev/outboxkit/jdbc/sql/},
+   *     layered in order over {@code common.sql} (a later file's statement replaces an earlier one
+   *     of the same name)
    */
-  protected SqlDialect(String vendorFile) {
-    this.statements = SqlStatements.load("common.sql", vendorFile);
+  protected SqlDialect(String... vendorFiles) {
+    String[] files = new String[vendorFiles.length + 1];
+    files[0] = "common.sql";
+    System.arraycopy(vendorFiles, 0, files, 1, vendorFiles.length);
+    this.statements = SqlStatements.load(files);
   }
 
   /** The statement of that name; thrown on a statement this vendor does not have. */
@@ -107,7 +111,15 @@ public abstract class SqlDialect {
     return statement("markClaimed");
   }
 
-  /** IN_FLIGHT rows whose lease ran out go back to PENDING. No params. */
+  /**
+   * IN_FLIGHT rows whose lease ran out and that lost as many leases before become DEAD: params
+   * last_error, the count of lost leases (this one included) that quarantines.
+   */
+  public final String quarantineLostLeases() {
+    return statement("quarantineLostLeases");
+  }
+
+  /** IN_FLIGHT rows whose lease ran out go back to PENDING, the loss counted. No params. */
   public final String reclaimExpiredLeases() {
     return statement("reclaimExpiredLeases");
   }
@@ -133,14 +145,14 @@ public abstract class SqlDialect {
   }
 
   /**
-   * One row back to PENDING later: params delay micros, attempts to give back (0 or 1), last_error,
-   * seq, owner.
+   * One row back to PENDING later: params delay micros, attempts to charge (1 for the event's own
+   * failure, 0 for a probe's), last_error, seq, owner.
    */
   public final String markRetry() {
     return statement("markRetry");
   }
 
-  /** One row to DEAD: params last_error, seq, owner. */
+  /** One row to DEAD, its last attempt charged: params last_error, seq, owner. */
   public final String markDead() {
     return statement("markDead");
   }
@@ -206,6 +218,26 @@ public abstract class SqlDialect {
    */
   public final String beforeRelayTransaction() {
     return optionalStatement("beforeRelayTransaction");
+  }
+
+  /**
+   * A statement run at the start of every transaction OutboxKit runs on its own connections (relay,
+   * admin, inbox purge), right after {@link #beforeRelayTransaction()}, that bounds its time on the
+   * server: each statement, each lock wait, and the idle time between statements (a client whose
+   * network died leaves a transaction idle; the server then ends it and releases its row locks).
+   * Every {@code ?} is the limit in milliseconds, bound as text. Null where the vendor has none.
+   */
+  public final String boundTransaction() {
+    return optionalStatement("boundTransaction");
+  }
+
+  /**
+   * Undoes {@link #boundTransaction()} after the transaction ended, where its settings outlive the
+   * transaction (MySQL's session variables) and the connection goes back to a pool. No params; null
+   * where nothing is to undo.
+   */
+  public final String unboundTransaction() {
+    return optionalStatement("unboundTransaction");
   }
 
   /**

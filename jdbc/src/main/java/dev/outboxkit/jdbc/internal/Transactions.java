@@ -22,15 +22,16 @@ public final class Transactions {
 
   /**
    * Runs work in one transaction: commit on success, rollback on failure. Touches the connection's
-   * settings only where it must (auto-commit, when on), so a pool configured with {@code
-   * autoCommit=false} costs no extra round trips.
+   * settings only where it must (auto-commit, when on; the network timeout), so a pool configured
+   * with {@code autoCommit=false} costs no extra round trips for it.
    *
+   * @param bound the time bound of every statement and wait in the transaction
    * @param preludes statements to run first, inside the transaction (see {@link
    *     SqlDialect#beforeRelayTransaction()}); nulls are skipped
    */
-  public static <T> T inTransaction(DataSource ds, Work<T> work, String... preludes)
-      throws SQLException {
-    return run(ds, null, work, preludes);
+  public static <T> T inTransaction(
+      DataSource ds, TimeBound bound, Work<T> work, String... preludes) throws SQLException {
+    return run(ds, null, bound, work, preludes);
   }
 
   /**
@@ -41,23 +42,29 @@ public final class Transactions {
    * @throws OutboxConfigurationException before any statement ran, if the connection takes part in
    *     a JTA transaction
    */
-  public static <T> T inOwnTransaction(DataSource ds, String operation, Work<T> work)
-      throws SQLException {
-    return run(ds, operation, work);
+  public static <T> T inOwnTransaction(
+      DataSource ds, String operation, TimeBound bound, Work<T> work) throws SQLException {
+    return run(ds, operation, bound, work);
   }
 
   /**
    * Checks, before anything is claimed, that connections from this data source are not enlisted in
    * a JTA transaction of the calling thread; see {@link #inOwnTransaction}.
    */
-  public static void refuseJtaTransaction(DataSource ds, String operation) throws SQLException {
-    run(ds, operation, c -> null);
+  public static void refuseJtaTransaction(DataSource ds, String operation, TimeBound bound)
+      throws SQLException {
+    // The probe's only round trip is Connector/J's COMMIT: the network timeout is bound enough.
+    run(ds, operation, bound.networkOnly(), c -> null);
   }
 
-  private static <T> T run(DataSource ds, String probeFor, Work<T> work, String... preludes)
+  private static <T> T run(
+      DataSource ds, String probeFor, TimeBound bound, Work<T> work, String... preludes)
       throws SQLException {
     try (Connection c = ds.getConnection()) {
+      int networkTimeout = bound == null ? -1 : bound.limitNetwork(c);
       boolean autoCommit = c.getAutoCommit();
+      boolean bounded = false;
+      boolean lost = false;
       try {
         if (autoCommit) {
           c.setAutoCommit(false);
@@ -72,15 +79,34 @@ public final class Transactions {
             }
           }
         }
+        if (bound != null) {
+          bounded = true;
+          bound.enter(c);
+        }
         T result = work.run(c);
         c.commit();
         return result;
-      } catch (SQLException | RuntimeException | Error e) {
+      } catch (SQLException e) {
+        lost = TimeBound.connectionLost(e);
+        if (lost) {
+          // The driver gave up on it (a network timeout, a cut connection): never reuse it.
+          TimeBound.abort(c, e);
+        } else {
+          rollbackQuietly(c, e);
+        }
+        throw e;
+      } catch (RuntimeException | Error e) {
         rollbackQuietly(c, e);
         throw e;
       } finally {
-        if (autoCommit) {
-          restoreAutoCommit(c);
+        if (!lost) {
+          if (bounded) {
+            bound.leave(c);
+          }
+          if (autoCommit) {
+            restoreAutoCommit(c);
+          }
+          TimeBound.restoreNetworkTimeout(c, networkTimeout);
         }
       }
     }

@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS outbox_event (
     published_at    TIMESTAMP(6) WITH TIME ZONE,
     lease_owner     VARCHAR(200),
     lease_until     TIMESTAMP(6) WITH TIME ZONE,
+    lease_losses    INTEGER                   NOT NULL DEFAULT 0,
     CONSTRAINT outbox_event_id_key UNIQUE (id)
 );
 CREATE INDEX IF NOT EXISTS outbox_event_status_idx ON outbox_event (status, seq);

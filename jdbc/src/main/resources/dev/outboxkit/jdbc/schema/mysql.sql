@@ -21,11 +21,12 @@ CREATE TABLE IF NOT EXISTS outbox_event (
     available_at    DATETIME(6)   NOT NULL,                           -- not claimed before this
     expires_at      DATETIME(6),
     status          VARCHAR(16)   CHARACTER SET ascii NOT NULL DEFAULT 'PENDING',
-    attempts        INT           NOT NULL DEFAULT 0,
+    attempts        INT           NOT NULL DEFAULT 0,                 -- the event's own failed sends
     last_error      VARCHAR(1000),
     published_at    DATETIME(6),                                      -- when it reached PUBLISHED/EXPIRED
     lease_owner     VARCHAR(200),
     lease_until     DATETIME(6),
+    lease_losses    INT           NOT NULL DEFAULT 0,                 -- leases that ran out unanswered
     PRIMARY KEY (seq),
     UNIQUE KEY outbox_event_id_key (id),
     -- Claim: PENDING rows in seq order. Leading with status keeps PUBLISHED rows out of the scan.

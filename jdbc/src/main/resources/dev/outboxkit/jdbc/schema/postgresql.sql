@@ -17,11 +17,12 @@ CREATE TABLE IF NOT EXISTS outbox_event (
     available_at    TIMESTAMPTZ   NOT NULL,                           -- not claimed before this
     expires_at      TIMESTAMPTZ,
     status          VARCHAR(16)   NOT NULL DEFAULT 'PENDING',
-    attempts        INTEGER       NOT NULL DEFAULT 0,
+    attempts        INTEGER       NOT NULL DEFAULT 0,                 -- the event's own failed sends
     last_error      VARCHAR(1000),
     published_at    TIMESTAMPTZ,                                      -- when it reached PUBLISHED/EXPIRED
     lease_owner     VARCHAR(200),
     lease_until     TIMESTAMPTZ,
+    lease_losses    INTEGER       NOT NULL DEFAULT 0,                 -- leases that ran out unanswered
     CONSTRAINT outbox_event_id_key UNIQUE (id),
     CONSTRAINT outbox_event_status_check
         CHECK (status IN ('PENDING', 'IN_FLIGHT', 'PUBLISHED', 'DEAD', 'EXPIRED'))

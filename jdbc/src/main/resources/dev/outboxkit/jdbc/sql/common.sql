@@ -14,12 +14,12 @@ DELETE FROM {table}
 
 -- name: release
 UPDATE {table}
-   SET status = 'PENDING', attempts = attempts - 1, lease_owner = NULL, lease_until = NULL
+   SET status = 'PENDING', lease_owner = NULL, lease_until = NULL
  WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
 
 -- name: markDead
 UPDATE {table}
-   SET status = 'DEAD', last_error = ?, lease_owner = NULL, lease_until = NULL
+   SET status = 'DEAD', attempts = attempts + 1, last_error = ?, lease_owner = NULL, lease_until = NULL
  WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
 
 -- name: countStatus

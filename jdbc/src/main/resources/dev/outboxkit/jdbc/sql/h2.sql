@@ -42,11 +42,23 @@ SELECT seq, id, aggregate_type, aggregate_id, event_type, schema_version, destin
 -- name: markClaimed
 UPDATE {table}
    SET status = 'IN_FLIGHT', lease_owner = ?,
-       lease_until = DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP), attempts = attempts + 1
+       lease_until = DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP)
  WHERE seq IN ({seqs})
 
+-- An event whose lease ran out so often that it is the likely reason the relays holding it
+-- died (a poison message that crashes or hangs the sender) is quarantined, not claimed again.
+-- Params: the reason, the number of lost leases that quarantines.
+-- name: quarantineLostLeases
+UPDATE {table}
+   SET status = 'DEAD', last_error = ?, lease_owner = NULL, lease_until = NULL,
+       lease_losses = lease_losses + 1
+ WHERE status = 'IN_FLIGHT' AND lease_until <= CURRENT_TIMESTAMP AND lease_losses + 1 >= ?
+
+-- A lost lease is not the event's failure: attempts stay as they were, the loss is counted apart.
 -- name: reclaimExpiredLeases
-UPDATE {table} SET status = 'PENDING', lease_owner = NULL, lease_until = NULL
+UPDATE {table}
+   SET status = 'PENDING', lease_owner = NULL, lease_until = NULL,
+       lease_losses = lease_losses + 1
  WHERE status = 'IN_FLIGHT' AND lease_until <= CURRENT_TIMESTAMP
 
 -- name: markPublished
@@ -64,7 +76,7 @@ UPDATE {table}
 -- name: markRetry
 UPDATE {table}
    SET status = 'PENDING', available_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP),
-       attempts = attempts - ?, last_error = ?, lease_owner = NULL, lease_until = NULL
+       attempts = attempts + ?, last_error = ?, lease_owner = NULL, lease_until = NULL
  WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
 
 -- name: oldestPending
@@ -82,13 +94,13 @@ SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
 
 -- name: replayDead
 UPDATE {table}
-   SET status = 'PENDING', attempts = 0, available_at = CURRENT_TIMESTAMP,
+   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = CURRENT_TIMESTAMP,
        last_error = NULL
  WHERE id = ? AND status = 'DEAD'
 
 -- name: replayAllDead
 UPDATE {table}
-   SET status = 'PENDING', attempts = 0, available_at = CURRENT_TIMESTAMP,
+   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = CURRENT_TIMESTAMP,
        last_error = NULL
  WHERE status = 'DEAD'
 

@@ -58,15 +58,45 @@ SELECT seq, id, aggregate_type, aggregate_id, event_type, schema_version, destin
 -- name: markClaimed
 UPDATE {table}
    SET status = 'IN_FLIGHT', lease_owner = ?,
-       lease_until = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-       attempts = attempts + 1
+       lease_until = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6))
  WHERE seq IN ({seqs})
 
 -- name: beforeRelayTransaction
 SET TRANSACTION ISOLATION LEVEL READ COMMITTED
 
+-- Session variables, so the previous values are kept in user variables and put back by
+-- unboundTransaction. wait_timeout is the server's idle limit while it waits for the client's
+-- next statement, also inside a transaction: a client whose network died mid-transaction is
+-- disconnected after it and its row locks released. innodb_lock_wait_timeout bounds lock
+-- waits; max_execution_time bounds plain SELECTs (MySQL has no limit for other statements:
+-- the client's network timeout is their bound). The integer variables refuse text: cast.
+-- name: boundTransaction
+SET @outboxkit_wait_timeout = @@SESSION.wait_timeout,
+    @outboxkit_lock_wait_timeout = @@SESSION.innodb_lock_wait_timeout,
+    @outboxkit_max_execution_time = @@SESSION.max_execution_time,
+    SESSION wait_timeout = CAST(CEIL(? / 1000) AS UNSIGNED),
+    SESSION innodb_lock_wait_timeout = CAST(CEIL(? / 1000) AS UNSIGNED),
+    SESSION max_execution_time = CAST(? AS UNSIGNED)
+
+-- name: unboundTransaction
+SET SESSION wait_timeout = @outboxkit_wait_timeout,
+    SESSION innodb_lock_wait_timeout = @outboxkit_lock_wait_timeout,
+    SESSION max_execution_time = @outboxkit_max_execution_time
+
+-- An event whose lease ran out so often that it is the likely reason the relays holding it
+-- died (a poison message that crashes or hangs the sender) is quarantined, not claimed again.
+-- Params: the reason, the number of lost leases that quarantines.
+-- name: quarantineLostLeases
+UPDATE {table}
+   SET status = 'DEAD', last_error = ?, lease_owner = NULL, lease_until = NULL,
+       lease_losses = lease_losses + 1
+ WHERE status = 'IN_FLIGHT' AND lease_until <= UTC_TIMESTAMP(6) AND lease_losses + 1 >= ?
+
+-- A lost lease is not the event's failure: attempts stay as they were, the loss is counted apart.
 -- name: reclaimExpiredLeases
-UPDATE {table} SET status = 'PENDING', lease_owner = NULL, lease_until = NULL
+UPDATE {table}
+   SET status = 'PENDING', lease_owner = NULL, lease_until = NULL,
+       lease_losses = lease_losses + 1
  WHERE status = 'IN_FLIGHT' AND lease_until <= UTC_TIMESTAMP(6)
 
 -- name: markPublished
@@ -84,7 +114,7 @@ UPDATE {table}
 -- name: markRetry
 UPDATE {table}
    SET status = 'PENDING', available_at = TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6)),
-       attempts = attempts - ?, last_error = ?, lease_owner = NULL, lease_until = NULL
+       attempts = attempts + ?, last_error = ?, lease_owner = NULL, lease_until = NULL
  WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
 
 -- name: oldestPending
@@ -113,12 +143,12 @@ SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, last_error,
 
 -- name: replayDead
 UPDATE {table}
-   SET status = 'PENDING', attempts = 0, available_at = UTC_TIMESTAMP(6), last_error = NULL
+   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = UTC_TIMESTAMP(6), last_error = NULL
  WHERE id = ? AND status = 'DEAD'
 
 -- name: replayAllDead
 UPDATE {table}
-   SET status = 'PENDING', attempts = 0, available_at = UTC_TIMESTAMP(6), last_error = NULL
+   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = UTC_TIMESTAMP(6), last_error = NULL
  WHERE status = 'DEAD'
 
 -- name: purgeFinished

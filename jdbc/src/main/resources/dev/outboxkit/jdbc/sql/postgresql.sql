@@ -12,7 +12,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now() + ? * INTERVAL '1 microsecond', ?
 -- name: claimUnordered
 UPDATE {table} o
    SET status = 'IN_FLIGHT', lease_owner = ?,
-       lease_until = now() + ? * INTERVAL '1 millisecond', attempts = o.attempts + 1
+       lease_until = now() + ? * INTERVAL '1 millisecond'
  WHERE o.seq IN (SELECT c.seq FROM {table} c
                   WHERE c.status = 'PENDING' AND c.available_at <= now()
                   ORDER BY c.seq
@@ -28,7 +28,7 @@ RETURNING o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.schema_
 -- name: claimOrdered
 UPDATE {table} o
    SET status = 'IN_FLIGHT', lease_owner = ?,
-       lease_until = now() + ? * INTERVAL '1 millisecond', attempts = o.attempts + 1
+       lease_until = now() + ? * INTERVAL '1 millisecond'
  WHERE o.seq IN (SELECT c.seq FROM {table} c
                   WHERE c.status = 'PENDING' AND c.available_at <= now()
                     AND NOT EXISTS (SELECT 1 FROM {table} p
@@ -67,7 +67,7 @@ WITH RECURSIVE heads AS (
 )
 UPDATE {table} o
    SET status = 'IN_FLIGHT', lease_owner = ?,
-       lease_until = now() + ? * INTERVAL '1 millisecond', attempts = o.attempts + 1
+       lease_until = now() + ? * INTERVAL '1 millisecond'
  WHERE o.seq IN (SELECT c.seq FROM {table} c
                   WHERE c.seq IN (SELECT seq FROM heads
                                    WHERE status = 'PENDING' AND available_at <= now())
@@ -92,12 +92,33 @@ SELECT set_config('synchronous_commit', 'off', true)
 -- table that suddenly holds a backlog) the planner otherwise picks a bitmap scan, a hash
 -- anti-join over every unfinished row and a sort: O(backlog) per claim, seconds per batch.
 -- The settings are transaction-local, so the connection goes back to the pool unchanged.
+-- Bounds the transaction on the server, each setting transaction-local: statement_timeout and
+-- lock_timeout cancel a statement (the connection stays usable), and
+-- idle_in_transaction_session_timeout ends the session of a client that stopped talking mid
+-- transaction (a dead network path: no FIN, no RST), releasing its row locks, which leases
+-- cannot do for a claim that never committed.
+-- name: boundTransaction
+SELECT set_config('statement_timeout', ?, true), set_config('lock_timeout', ?, true),
+       set_config('idle_in_transaction_session_timeout', ?, true)
+
 -- name: beforeClaim
 SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),
        set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)
 
+-- An event whose lease ran out so often that it is the likely reason the relays holding it
+-- died (a poison message that crashes or hangs the sender) is quarantined, not claimed again.
+-- Params: the reason, the number of lost leases that quarantines.
+-- name: quarantineLostLeases
+UPDATE {table}
+   SET status = 'DEAD', last_error = ?, lease_owner = NULL, lease_until = NULL,
+       lease_losses = lease_losses + 1
+ WHERE status = 'IN_FLIGHT' AND lease_until <= now() AND lease_losses + 1 >= ?
+
+-- A lost lease is not the event's failure: attempts stay as they were, the loss is counted apart.
 -- name: reclaimExpiredLeases
-UPDATE {table} SET status = 'PENDING', lease_owner = NULL, lease_until = NULL
+UPDATE {table}
+   SET status = 'PENDING', lease_owner = NULL, lease_until = NULL,
+       lease_losses = lease_losses + 1
  WHERE status = 'IN_FLIGHT' AND lease_until <= now()
 
 -- name: markPublished
@@ -113,7 +134,7 @@ UPDATE {table}
 -- name: markRetry
 UPDATE {table}
    SET status = 'PENDING', available_at = now() + ? * INTERVAL '1 microsecond',
-       attempts = attempts - ?, last_error = ?, lease_owner = NULL, lease_until = NULL
+       attempts = attempts + ?, last_error = ?, lease_owner = NULL, lease_until = NULL
  WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
 
 -- name: oldestPending
@@ -131,12 +152,12 @@ SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
 
 -- name: replayDead
 UPDATE {table}
-   SET status = 'PENDING', attempts = 0, available_at = now(), last_error = NULL
+   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = now(), last_error = NULL
  WHERE id = ? AND status = 'DEAD'
 
 -- name: replayAllDead
 UPDATE {table}
-   SET status = 'PENDING', attempts = 0, available_at = now(), last_error = NULL
+   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = now(), last_error = NULL
  WHERE status = 'DEAD'
 
 -- Walks the primary key from the oldest rows, where finished rows gather; each call deletes a

@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -31,15 +32,15 @@ class RelayStoreDeadlockTest {
     try (Connection c = ds.getConnection()) {
       OutboxSchema.create(c);
     }
-    store = new RelayStore(ds, TableName.of("outbox_event"), Dialect.H2);
-    store.reclaimExpiredLeases(); // learns the dialect
+    store = new RelayStore(ds, TableName.of("outbox_event"), Dialect.H2, Duration.ofSeconds(10));
+    store.reclaimExpiredLeases(5); // learns the dialect
   }
 
   @Test
   void a_transaction_chosen_as_deadlock_victim_runs_again() throws SQLException {
     ds.failNext(DEADLOCK_ATTEMPTS_MINUS_ONE, "40001");
 
-    assertThat(store.reclaimExpiredLeases()).isZero();
+    assertThat(store.reclaimExpiredLeases(5).pending).isZero();
     assertThat(ds.calls.get()).isEqualTo(RelayStore.DEADLOCK_ATTEMPTS);
   }
 
@@ -47,7 +48,7 @@ class RelayStoreDeadlockTest {
   void a_postgresql_deadlock_counts_too() throws SQLException {
     ds.failNext(1, "40P01");
 
-    assertThat(store.reclaimExpiredLeases()).isZero();
+    assertThat(store.reclaimExpiredLeases(5).pending).isZero();
     assertThat(ds.calls.get()).isEqualTo(2);
   }
 
@@ -55,7 +56,7 @@ class RelayStoreDeadlockTest {
   void deadlocks_beyond_the_attempts_go_up() {
     ds.failNext(RelayStore.DEADLOCK_ATTEMPTS, "40001");
 
-    assertThatThrownBy(store::reclaimExpiredLeases)
+    assertThatThrownBy(() -> store.reclaimExpiredLeases(5))
         .isInstanceOf(SQLException.class)
         .extracting(e -> ((SQLException) e).getSQLState())
         .isEqualTo("40001");
@@ -66,7 +67,7 @@ class RelayStoreDeadlockTest {
   void other_failures_go_up_at_once() {
     ds.failNext(1, "08006");
 
-    assertThatThrownBy(store::reclaimExpiredLeases).isInstanceOf(SQLException.class);
+    assertThatThrownBy(() -> store.reclaimExpiredLeases(5)).isInstanceOf(SQLException.class);
     assertThat(ds.calls.get()).isEqualTo(1);
   }
 

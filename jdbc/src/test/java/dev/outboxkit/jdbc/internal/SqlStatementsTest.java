@@ -16,7 +16,12 @@ class SqlStatementsTest {
   private static final Set<String> THREE_STEP_CLAIMS =
       Set.of("lockUnordered", "orderedCandidates", "lockCandidates", "markClaimed");
   private static final Set<String> OPTIONAL =
-      Set.of("claimOrderedSparse", "beforeRelayTransaction", "beforeClaim");
+      Set.of(
+          "claimOrderedSparse",
+          "beforeRelayTransaction",
+          "beforeClaim",
+          "boundTransaction",
+          "unboundTransaction");
 
   @Test
   void parse_keeps_each_statement_whole_and_drops_comment_lines() {
@@ -57,7 +62,7 @@ class SqlStatementsTest {
   @Test
   void a_vendor_file_states_only_what_differs_from_common() {
     Map<String, String> common = SqlStatements.load("common.sql");
-    for (String vendor : new String[] {"postgresql.sql", "mysql.sql", "h2.sql"}) {
+    for (String vendor : new String[] {"postgresql.sql", "mysql.sql", "mariadb.sql", "h2.sql"}) {
       SqlStatements.load(vendor)
           .forEach(
               (name, sql) ->

@@ -9,6 +9,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * H2 connection stands in, whose commit answers as such a pool or a lost connection would.
  */
 class TransactionsTest {
+  private static final TimeBound BOUND = new TimeBound(Duration.ofSeconds(5), null);
 
   private static DataSource committingWith(SQLException failure) {
     return (DataSource)
@@ -60,7 +62,7 @@ class TransactionsTest {
     assertThatThrownBy(
             () ->
                 Transactions.inOwnTransaction(
-                    enlisted, "OutboxAdmin (count events)", c -> ran.getAndSet(true)))
+                    enlisted, "OutboxAdmin (count events)", BOUND, c -> ran.getAndSet(true)))
         .isInstanceOf(OutboxConfigurationException.class)
         .hasMessageStartingWith("OutboxAdmin (count events) cannot commit")
         .hasMessageContaining("JTA")
@@ -76,7 +78,7 @@ class TransactionsTest {
     assertThatThrownBy(
             () ->
                 Transactions.inOwnTransaction(
-                    committingWith(lost), "OutboxRelay.runOnce()", c -> ran.getAndSet(true)))
+                    committingWith(lost), "OutboxRelay.runOnce()", BOUND, c -> ran.getAndSet(true)))
         .isSameAs(lost);
     assertThat(ran).isFalse();
   }
@@ -84,8 +86,8 @@ class TransactionsTest {
   @Test
   void outside_jta_the_probe_is_invisible() throws SQLException {
     Transactions.Work<Boolean> valid = c -> c.isValid(1);
-    boolean result = Transactions.inOwnTransaction(committingWith(null), "test", valid);
+    boolean result = Transactions.inOwnTransaction(committingWith(null), "test", BOUND, valid);
     assertThat(result).isTrue();
-    Transactions.refuseJtaTransaction(committingWith(null), "test");
+    Transactions.refuseJtaTransaction(committingWith(null), "test", BOUND);
   }
 }

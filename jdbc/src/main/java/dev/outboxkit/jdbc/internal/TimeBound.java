@@ -1,0 +1,198 @@
+package dev.outboxkit.jdbc.internal;
+
+import dev.outboxkit.OutboxConfigurationException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+
+/**
+ * Bounds the time of every transaction OutboxKit runs on connections it borrows (relay, admin,
+ * inbox purge), from one setting, the statement timeout:
+ *
+ * <ul>
+ *   <li>on the server, each statement, each lock wait and the idle time between statements (the
+ *       dialect's {@link SqlDialect#boundTransaction()}): a relay whose network path died (no FIN,
+ *       no RST: a dropped NAT entry, a firewall failover, a paused VM) right after its claim ran
+ *       would otherwise hold that claim's row locks for as long as the server keeps the session,
+ *       hours with default keepalive, and leases cannot help a claim that never committed;
+ *   <li>on the client, every wait for the server's answer ({@link Connection#setNetworkTimeout}), a
+ *       little longer than the statement limit, so the server's own cancel normally comes first and
+ *       leaves the connection usable; when the network timeout fires the driver has given up on the
+ *       connection, and it is {@linkplain Connection#abort aborted} so no pool hands it out again.
+ * </ul>
+ *
+ * <p>Drivers' own query timeouts ({@code Statement.setQueryTimeout}) are not used: pgjdbc and
+ * Connector/J run them on timer threads of their own (outside a container's managed threads) and
+ * cancel over a second connection, which a dead network path does not carry either.
+ */
+public final class TimeBound {
+  /**
+   * Runs the drivers' network-timeout bookkeeping on the calling thread (Connector/J hands it to
+   * the executor), so that the bound starts no thread.
+   */
+  private static final Executor CALLING_THREAD = Runnable::run;
+
+  /** How much longer than the statement limit the client waits for an answer. */
+  private static final Duration NETWORK_MARGIN = Duration.ofSeconds(1);
+
+  /** Where a transaction's dialect comes from: its first connection, once. */
+  @FunctionalInterface
+  public interface DialectSource {
+    /** The dialect of the database behind this connection. */
+    SqlDialect of(Connection connection) throws SQLException;
+  }
+
+  private final Duration statementTimeout;
+  private final String millis;
+  private final int networkMillis;
+  private final DialectSource dialects;
+  private volatile boolean networkTimeoutUnsupported;
+
+  /**
+   * @param statementTimeout the limit, positive
+   * @param dialects the dialect of the connections this bound applies to; null for none of the
+   *     server-side bounds
+   */
+  public TimeBound(Duration statementTimeout, DialectSource dialects) {
+    this.statementTimeout = statementTimeout;
+    this.millis = Long.toString(Math.max(1, statementTimeout.toMillis()));
+    this.networkMillis =
+        (int) Math.min(Integer.MAX_VALUE, statementTimeout.plus(NETWORK_MARGIN).toMillis());
+    this.dialects = dialects;
+  }
+
+  /**
+   * Checks a statement timeout where a builder sets it.
+   *
+   * @return the timeout
+   * @throws OutboxConfigurationException if it is null, zero or negative
+   */
+  public static Duration checked(Duration statementTimeout) {
+    if (statementTimeout == null || statementTimeout.isNegative() || statementTimeout.isZero()) {
+      throw new OutboxConfigurationException(
+          "statementTimeout must be positive, was " + statementTimeout);
+    }
+    return statementTimeout;
+  }
+
+  /** The same bound on the client only, for work that runs no statement of its own. */
+  TimeBound networkOnly() {
+    return new TimeBound(statementTimeout, null);
+  }
+
+  /** The statement limit. */
+  public Duration statementTimeout() {
+    return statementTimeout;
+  }
+
+  /** The longest wait for one answer of the server: the statement limit and a margin. */
+  public Duration networkTimeout() {
+    return Duration.ofMillis(networkMillis);
+  }
+
+  /**
+   * Sets the connection's network timeout.
+   *
+   * @return the timeout it had, for {@link #restoreNetworkTimeout}; -1 where the driver has none
+   */
+  int limitNetwork(Connection c) throws SQLException {
+    if (networkTimeoutUnsupported) {
+      return -1;
+    }
+    try {
+      int previous = c.getNetworkTimeout();
+      c.setNetworkTimeout(CALLING_THREAD, networkMillis);
+      return previous;
+    } catch (SQLFeatureNotSupportedException | UnsupportedOperationException e) {
+      networkTimeoutUnsupported = true; // an in-process database (H2 embedded) has no network
+      return -1;
+    }
+  }
+
+  /** Gives the connection back its own network timeout; a broken connection is left as it is. */
+  static void restoreNetworkTimeout(Connection c, int previous) {
+    if (previous < 0) {
+      return;
+    }
+    try {
+      c.setNetworkTimeout(CALLING_THREAD, previous);
+    } catch (SQLException ignored) {
+      // Broken meanwhile: the pool discards it.
+    }
+  }
+
+  /** Runs the dialect's server-side bound, first in the transaction. */
+  void enter(Connection c) throws SQLException {
+    if (dialects == null) {
+      return;
+    }
+    String sql = dialects.of(c).boundTransaction();
+    if (sql == null) {
+      return;
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      int marks = placeholders(sql);
+      for (int i = 1; i <= marks; i++) {
+        ps.setString(i, millis);
+      }
+      ps.execute();
+    }
+  }
+
+  /** Undoes what {@link #enter} set beyond the transaction, after it ended. */
+  void leave(Connection c) {
+    if (dialects == null) {
+      return;
+    }
+    try {
+      String sql = dialects.of(c).unboundTransaction();
+      if (sql != null) {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+          ps.execute();
+        }
+      }
+    } catch (SQLException ignored) {
+      // Broken meanwhile: the pool discards it, session variables and all.
+    }
+  }
+
+  /** Aborts a connection the driver gave up on, so that no pool lends it out again. */
+  static void abort(Connection c, SQLException cause) {
+    try {
+      c.abort(CALLING_THREAD);
+    } catch (SQLException | RuntimeException e) {
+      cause.addSuppressed(e);
+    }
+  }
+
+  /**
+   * True when the failure means the connection is gone or unusable: a network timeout, a cut
+   * connection, a server that ended the session (SQL state class 08; PostgreSQL's 57P01..57P03
+   * shutdown and termination, 25P03 idle-in-transaction timeout). A cancelled statement (a
+   * statement or lock timeout) leaves the connection usable and is not one.
+   */
+  static boolean connectionLost(SQLException e) {
+    if (e instanceof SQLNonTransientConnectionException
+        || e instanceof SQLTransientConnectionException) {
+      return true;
+    }
+    String state = e.getSQLState();
+    return state != null
+        && (state.startsWith("08") || state.startsWith("57P0") || state.equals("25P03"));
+  }
+
+  private static int placeholders(String sql) {
+    int n = 0;
+    for (int i = 0; i < sql.length(); i++) {
+      if (sql.charAt(i) == '?') {
+        n++;
+      }
+    }
+    return n;
+  }
+}

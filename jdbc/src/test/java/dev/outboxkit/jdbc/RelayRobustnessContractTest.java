@@ -1,0 +1,551 @@
+package dev.outboxkit.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.OutboxMessage;
+import dev.outboxkit.SendResult;
+import dev.outboxkit.Transport;
+import dev.outboxkit.jdbc.internal.RelayStore;
+import dev.outboxkit.jdbc.internal.TableName;
+import dev.outboxkit.testing.RecordingTransport;
+import dev.outboxkit.testkit.Flavor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What production does to a relay, on every database: leases lost by stalled relays, relays that
+ * keep dying on one event, transports and listeners that throw {@code Error}s or answer wrongly,
+ * sends that overrun their time or ignore interrupts, closes at awkward moments, and statements
+ * held up on the server. (Network black holes and database crashes are in the fault-injection
+ * suite.)
+ */
+abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
+
+  private RelayStore store() {
+    return new RelayStore(ds, TableName.of("outbox_event"), null, Duration.ofSeconds(10));
+  }
+
+  // ------------------------------------------------------------------ attempt accounting
+
+  @Test
+  void a_lease_lost_by_a_relay_that_stalled_after_delivering_charges_no_attempt() throws Exception {
+    List<OutboxEvent> events = append(20, i -> event("a" + i, i));
+    // A relay claimed them, delivered them, and stalled before recording it.
+    assertThat(store().claim("stalled@1/1", 20, true, Duration.ofMinutes(1))).hasSize(20);
+    expireLeases();
+    Set<UUID> failedOnce = ConcurrentHashMap.newKeySet();
+    RecordingTransport transport =
+        new RecordingTransport()
+            .respondWith(
+                m ->
+                    failedOnce.add(m.event().id())
+                        ? SendResult.retry("partition leader moved for " + m.event().id(), null)
+                        : SendResult.delivered());
+
+    try (OutboxRelay relay = relay(transport, "new-owner").maxAttempts(2).build()) {
+      relay.drain();
+      makeRetriesDue();
+      relay.drain();
+    }
+
+    assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(20);
+    assertThat(countStatus(EventStatus.DEAD)).as("one transient failure each, budget 2").isZero();
+    assertThat(row(events.get(0).id()))
+        .containsEntry("attempts", 1)
+        .containsEntry("lease_losses", 1);
+  }
+
+  @Test
+  void an_event_whose_relays_keep_dying_on_it_is_quarantined_after_the_lease_loss_limit()
+      throws Exception {
+    OutboxEvent poison = append(1, i -> event("a", i)).get(0);
+    RelayStore dying = store();
+    for (int loss = 1; loss < OutboxRelay.LEASE_LOSSES_BEFORE_DEAD; loss++) {
+      assertThat(dying.claim("dies@" + loss + "/1", 10, true, Duration.ofMinutes(1))).hasSize(1);
+      expireLeases(); // the relay crashed while sending it
+      RelayStore.Reclaimed reclaimed =
+          dying.reclaimExpiredLeases(OutboxRelay.LEASE_LOSSES_BEFORE_DEAD);
+      assertThat(reclaimed.pending).isEqualTo(1);
+      assertThat(reclaimed.dead).isZero();
+    }
+    assertThat(row(poison.id()))
+        .containsEntry("status", "PENDING")
+        .containsEntry("attempts", 0)
+        .containsEntry("lease_losses", OutboxRelay.LEASE_LOSSES_BEFORE_DEAD - 1);
+    assertThat(dying.claim("dies@last/1", 10, true, Duration.ofMinutes(1))).hasSize(1);
+    expireLeases();
+
+    RecordingTransport transport = new RecordingTransport();
+    try (OutboxRelay relay = relay(transport, "survivor").build()) {
+      assertThat(relay.drain()).isZero();
+    }
+    assertThat(transport.attempts()).as("never sent again").isEmpty();
+    assertThat(row(poison.id())).containsEntry("status", "DEAD");
+    assertThat((String) row(poison.id()).get("last_error"))
+        .contains("lease expired " + OutboxRelay.LEASE_LOSSES_BEFORE_DEAD + " times");
+  }
+
+  // --------------------------------------------------------------- Throwable discipline
+
+  @Test
+  void an_error_thrown_by_send_for_one_event_is_that_events_failure_not_the_batchs()
+      throws Exception {
+    List<OutboxEvent> events = append(50, i -> event("a" + i, i));
+    UUID poison = events.get(7).id();
+    AtomicInteger sends = new AtomicInteger();
+    Transport transport =
+        m -> {
+          sends.incrementAndGet();
+          if (m.event().id().equals(poison)) {
+            throw new NoClassDefFoundError("com/acme/codec/AvroCodec");
+          }
+          return SendResult.delivered();
+        };
+
+    try (OutboxRelay relay = relay(transport, "errors").maxAttempts(2).build()) {
+      relay.drain();
+      makeRetriesDue();
+      relay.drain();
+    }
+
+    assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(49);
+    assertThat(row(poison)).containsEntry("status", "DEAD").containsEntry("attempts", 2);
+    assertThat((String) row(poison).get("last_error")).contains("NoClassDefFoundError");
+    assertThat(sends.get()).as("each healthy event sent once, the poison twice").isEqualTo(51);
+  }
+
+  @Test
+  void an_error_thrown_by_a_pipelining_send_batch_is_placed_on_its_event() throws Exception {
+    List<OutboxEvent> events = append(50, i -> event("a" + i, i));
+    UUID poison = events.get(7).id();
+    AtomicInteger sends = new AtomicInteger();
+    Transport transport =
+        new Transport() {
+          @Override
+          public SendResult send(OutboxMessage m) {
+            sends.incrementAndGet();
+            return SendResult.delivered();
+          }
+
+          @Override
+          public List<SendResult> sendBatch(List<OutboxMessage> batch) {
+            for (OutboxMessage m : batch) {
+              if (m.event().id().equals(poison)) {
+                throw new StackOverflowError(); // e.g. serialising this payload
+              }
+            }
+            return Transport.super.sendBatch(batch);
+          }
+        };
+
+    try (OutboxRelay relay = relay(transport, "batch-errors").maxAttempts(2).build()) {
+      relay.drain();
+      makeRetriesDue();
+      relay.drain();
+    }
+
+    assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(49);
+    assertThat(row(poison)).containsEntry("status", "DEAD");
+    assertThat((String) row(poison).get("last_error")).contains("StackOverflowError");
+    assertThat(sends.get()).as("no healthy event sent twice").isEqualTo(49);
+  }
+
+  @Test
+  void a_result_list_of_the_wrong_size_is_answered_event_by_event() throws Exception {
+    append(50, i -> event("a" + i, i));
+    AtomicInteger sends = new AtomicInteger();
+    Transport shortByOne =
+        new Transport() {
+          @Override
+          public SendResult send(OutboxMessage m) {
+            sends.incrementAndGet();
+            return SendResult.delivered();
+          }
+
+          @Override
+          public List<SendResult> sendBatch(List<OutboxMessage> batch) {
+            List<SendResult> results = Transport.super.sendBatch(batch);
+            return batch.size() > 1 ? results.subList(0, results.size() - 1) : results;
+          }
+        };
+
+    try (OutboxRelay relay = relay(shortByOne, "short").build()) {
+      assertThat(relay.runOnce()).isEqualTo(50);
+    }
+
+    assertThat(countStatus(EventStatus.PUBLISHED)).as("all in the one round").isEqualTo(50);
+    assertThat(sends.get()).as("the batch, then each event once more").isEqualTo(100);
+  }
+
+  @Test
+  void a_listener_that_throws_errors_never_stops_the_relay() throws Exception {
+    append(300, i -> event("a" + (i % 30), i));
+    RelayListener broken =
+        new RelayListener() {
+          @Override
+          public void batchClaimed(int size, Duration claimTime) {
+            throw new NoClassDefFoundError("io/micrometer/core/instrument/Timer");
+          }
+
+          @Override
+          public void published(OutboxEvent event, int attempt, Duration lag) {
+            throw new IllegalStateException("meter registry closed");
+          }
+        };
+    try (OutboxRelay relay =
+        relay(new RecordingTransport(), "broken-metrics").listener(broken).build()) {
+      relay.start();
+      awaitPublished(300, Duration.ofSeconds(60));
+      assertThat(relay.state()).isEqualTo(OutboxRelay.State.RUNNING);
+    }
+  }
+
+  // ------------------------------------------------------------------------- lifecycle
+
+  @Test
+  void every_method_but_close_fails_fast_after_close_and_claims_nothing() throws Exception {
+    append(3, i -> event("a" + i, i));
+    RecordingTransport transport = new RecordingTransport();
+    OutboxRelay relay = relay(transport, "closed").build();
+    assertThat(relay.state()).isEqualTo(OutboxRelay.State.NEW);
+    relay.close();
+
+    assertThat(relay.state()).isEqualTo(OutboxRelay.State.CLOSED);
+    assertThatThrownBy(relay::runOnce)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+    assertThatThrownBy(relay::drain).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(relay::start).isInstanceOf(IllegalStateException.class);
+    relay.close(); // idempotent
+    assertThat(countStatus(EventStatus.PENDING)).isEqualTo(3);
+    assertThat(transport.attempts()).isEmpty();
+  }
+
+  @Test
+  void close_while_a_claim_is_running_hands_the_batch_back_unsent() throws Exception {
+    append(200, i -> event("a" + (i % 20), i));
+    AtomicReference<OutboxRelay> relayRef = new AtomicReference<>();
+    CountDownLatch claiming = new CountDownLatch(1);
+    // The claim statement has run; the relay is closed before its transaction commits.
+    DataSource holding =
+        afterStatement(
+            ds,
+            "SKIP LOCKED",
+            () -> {
+              claiming.countDown();
+              long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+              while (relayRef.get().state() != OutboxRelay.State.CLOSED
+                  && System.nanoTime() < deadline) {
+                sleep(5);
+              }
+            });
+    RecordingTransport transport = new RecordingTransport();
+    OutboxRelay relay =
+        OutboxRelay.builder(holding, transport)
+            .name("closing")
+            .shutdownTimeout(Duration.ofSeconds(5))
+            .build();
+    relayRef.set(relay);
+    relay.start();
+    assertThat(claiming.await(10, TimeUnit.SECONDS)).isTrue();
+
+    long start = System.nanoTime();
+    relay.close();
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+    assertThat(took).as("close waited for nothing but the claim").isLessThan(Duration.ofSeconds(5));
+    assertThat(transport.attempts()).as("nothing sent after close").isEmpty();
+    assertThat(countStatus(EventStatus.IN_FLIGHT)).as("no row waits for its lease").isZero();
+    assertThat(countStatus(EventStatus.PENDING)).isEqualTo(200);
+    assertThat(count("SELECT MAX(attempts) FROM outbox_event")).isZero();
+  }
+
+  // ------------------------------------------------------------------ sends that overrun
+
+  @Test
+  void a_batch_that_overran_its_time_keeps_what_was_confirmed_and_sends_no_more() throws Exception {
+    List<OutboxEvent> events = append(10, i -> event("a" + i, i));
+    UUID slow = events.get(5).id();
+    CountDownLatch release = new CountDownLatch(1);
+    List<UUID> sent = Collections.synchronizedList(new ArrayList<>());
+    Transport transport =
+        m -> {
+          sent.add(m.event().id());
+          if (m.event().id().equals(slow) && release.getCount() > 0) {
+            try {
+              release.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              return SendResult.retry("interrupted", null);
+            }
+          }
+          return SendResult.delivered();
+        };
+
+    try (OutboxRelay relay =
+        relay(transport, "overrun").sendTimeout(Duration.ofMillis(300)).build()) {
+      assertThat(relay.runOnce()).isEqualTo(10);
+      assertThat(sent).as("sending stopped at the deadline").hasSize(6);
+      assertThat(countStatus(EventStatus.PUBLISHED)).as("the confirmed five").isEqualTo(5);
+      assertThat(row(slow)).containsEntry("status", "PENDING").containsEntry("attempts", 0);
+      release.countDown();
+      relay.drain();
+    }
+    assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(10);
+    assertThat(sent).as("only the unconfirmed one was sent again").hasSize(11);
+  }
+
+  @Test
+  void a_send_that_ignores_interrupts_costs_a_bounded_number_of_threads() throws Exception {
+    OutboxEvent e = append(1, i -> event("a", i)).get(0);
+    CountDownLatch release = new CountDownLatch(1);
+    Transport stubborn =
+        m -> {
+          while (true) {
+            try {
+              release.await();
+              return SendResult.delivered();
+            } catch (InterruptedException ignored) {
+              // deliberately deaf to the relay's interrupt
+            }
+          }
+        };
+    AtomicInteger mostStuck = new AtomicInteger();
+    RelayListener listener =
+        new RelayListener() {
+          @Override
+          public void sendAbandoned(int stuck) {
+            mostStuck.accumulateAndGet(stuck, Math::max);
+          }
+        };
+    MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    try (OutboxRelay relay =
+        relay(stubborn, "stubborn")
+            .clock(clock)
+            .listener(listener)
+            .sendTimeout(Duration.ofMillis(100))
+            .build()) {
+      for (int i = 0; i < 8; i++) {
+        makeRetriesDue();
+        relay.runOnce();
+        clock.advance(Duration.ofMinutes(1)); // past any outage pause
+      }
+      assertThat(sendThreads("stubborn")).hasSizeLessThanOrEqualTo(OutboxRelay.MAX_SEND_THREADS);
+      assertThat(mostStuck.get()).isEqualTo(OutboxRelay.MAX_SEND_THREADS);
+      assertThat(row(e.id())).containsEntry("status", "PENDING").containsEntry("attempts", 0);
+      release.countDown();
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!sendThreads("stubborn").isEmpty() && System.nanoTime() < deadline) {
+      sleep(20);
+    }
+    assertThat(sendThreads("stubborn")).as("released threads end").isEmpty();
+  }
+
+  // ------------------------------------------------------------------ statement bounds
+
+  @Test
+  void a_lock_held_past_the_statement_timeout_fails_the_statement_instead_of_hanging()
+      throws Exception {
+    assumeTrue(flavor() != Flavor.H2, "H2 runs in-process with a lock timeout of its own");
+    OutboxEvent e = append(1, i -> event("a", i)).get(0);
+    AtomicReference<Connection> locker = new AtomicReference<>();
+    Transport lockingAfterSend =
+        m -> {
+          try {
+            // Someone locks the row while it is in flight: the acknowledgement must wait for it.
+            Connection c = transaction();
+            locker.set(c);
+            try (PreparedStatement ps =
+                c.prepareStatement("SELECT seq FROM outbox_event WHERE id = ? FOR UPDATE")) {
+              sql().setUuid(ps, 1, m.event().id());
+              ps.executeQuery().close();
+            }
+          } catch (SQLException ex) {
+            throw new IllegalStateException(ex);
+          }
+          return SendResult.delivered();
+        };
+
+    try (OutboxRelay relay =
+        relay(lockingAfterSend, "bounded").statementTimeout(Duration.ofSeconds(1)).build()) {
+      long start = System.nanoTime();
+      assertThatThrownBy(relay::runOnce).isInstanceOf(OutboxStorageException.class);
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .as("three tries of a one-second-bounded acknowledgement")
+          .isLessThan(Duration.ofSeconds(15));
+    } finally {
+      Connection c = locker.get();
+      if (c != null) {
+        c.rollback();
+        c.close();
+      }
+    }
+    assertThat(row(e.id()))
+        .as("not confirmed in the table: its lease brings it back")
+        .containsEntry("status", "IN_FLIGHT");
+  }
+
+  @Test
+  void the_relays_transactions_leave_a_pooled_connection_as_they_found_it() throws Exception {
+    append(5, i -> event("a" + i, i));
+    try (Connection c = ds.getConnection()) {
+      String before = sessionLimits(c);
+      int networkBefore = c.getNetworkTimeout();
+      try (OutboxRelay relay =
+          OutboxRelay.builder(singleConnection(c), new RecordingTransport())
+              .name("one-connection")
+              .statementTimeout(Duration.ofSeconds(3))
+              .build()) {
+        assertThat(relay.drain()).isEqualTo(5);
+      }
+      OutboxAdmin.builder(singleConnection(c)).build().countByStatus();
+      assertThat(sessionLimits(c)).isEqualTo(before);
+      assertThat(c.getNetworkTimeout()).isEqualTo(networkBefore);
+      assertThat(c.getAutoCommit()).isTrue();
+    }
+  }
+
+  /** The session's time limits as the server reports them, outside any transaction. */
+  private String sessionLimits(Connection c) throws SQLException {
+    String query;
+    switch (flavor()) {
+      case POSTGRES:
+        query =
+            "SELECT current_setting('statement_timeout') || ',' || current_setting('lock_timeout')"
+                + " || ',' || current_setting('idle_in_transaction_session_timeout')";
+        break;
+      case MARIADB:
+        query =
+            "SELECT CONCAT(@@SESSION.wait_timeout, ',', @@SESSION.innodb_lock_wait_timeout, ',',"
+                + " @@SESSION.max_statement_time)";
+        break;
+      case MYSQL:
+        query =
+            "SELECT CONCAT(@@SESSION.wait_timeout, ',', @@SESSION.innodb_lock_wait_timeout, ',',"
+                + " @@SESSION.max_execution_time)";
+        break;
+      default:
+        return "";
+    }
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(query)) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
+  // ---------------------------------------------------------------------------- helpers
+
+  private static List<Thread> sendThreads(String relayName) {
+    List<Thread> found = new ArrayList<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.isAlive() && t.getName().startsWith("outboxkit-" + relayName + "-send")) {
+        found.add(t);
+      }
+    }
+    return found;
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** A data source lending this one connection, which its users' close() leaves open. */
+  private static DataSource singleConnection(Connection connection) {
+    Connection unclosable =
+        proxy(
+            Connection.class,
+            (p, m, args) -> m.getName().equals("close") ? null : invoke(m, connection, args));
+    return proxy(
+        DataSource.class,
+        (p, m, args) -> {
+          if (m.getName().equals("getConnection")) {
+            return unclosable;
+          }
+          throw new UnsupportedOperationException(m.getName());
+        });
+  }
+
+  /**
+   * A data source whose connections run {@code hook} right after a statement containing {@code
+   * marker} executed, before the transaction goes on: a claim statement held open, for closes fired
+   * at that moment.
+   */
+  private static DataSource afterStatement(DataSource real, String marker, Runnable hook) {
+    return proxy(
+        DataSource.class,
+        (p, m, args) -> {
+          Object result = invoke(m, real, args);
+          if (!m.getName().equals("getConnection")) {
+            return result;
+          }
+          Connection c = (Connection) result;
+          return proxy(
+              Connection.class,
+              (pc, cm, cargs) -> {
+                Object r = invoke(cm, c, cargs);
+                if (cm.getName().equals("prepareStatement")
+                    && cargs != null
+                    && ((String) cargs[0]).contains(marker)) {
+                  PreparedStatement ps = (PreparedStatement) r;
+                  return proxy(
+                      PreparedStatement.class,
+                      (pp, pm, pargs) -> {
+                        Object out = invoke(pm, ps, pargs);
+                        if (pm.getName().startsWith("execute")) {
+                          hook.run();
+                        }
+                        return out;
+                      });
+                }
+                return r;
+              });
+        });
+  }
+
+  @FunctionalInterface
+  private interface Handler {
+    Object handle(Object proxy, Method method, Object[] args) throws Throwable;
+  }
+
+  private static <T> T proxy(Class<T> type, Handler handler) {
+    return type.cast(
+        Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, handler::handle));
+  }
+
+  private static Object invoke(Method m, Object target, Object[] args) throws Throwable {
+    try {
+      return m.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
+}
