@@ -76,7 +76,7 @@ final class DrainBenchmark {
     try (PreparedStatement ps =
         c.prepareStatement(
             "UPDATE outbox_event SET status = 'IN_FLIGHT', lease_owner = 'baseline',"
-                + " lease_until = now() + INTERVAL '60 seconds', attempts = attempts + 1"
+                + " lease_until = now() + INTERVAL '60 seconds'"
                 + " WHERE seq IN (SELECT seq FROM outbox_event WHERE status = 'PENDING'"
                 + " AND available_at <= now() ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED)"
                 + " RETURNING seq, id, aggregate_type, aggregate_id, event_type, payload, headers")) {
@@ -100,7 +100,7 @@ final class DrainBenchmark {
     try (PreparedStatement ps =
         c.prepareStatement(
             "UPDATE outbox_event SET status = 'IN_FLIGHT', lease_owner = 'baseline',"
-                + " lease_until = UTC_TIMESTAMP(6) + INTERVAL 60 SECOND, attempts = attempts + 1"
+                + " lease_until = UTC_TIMESTAMP(6) + INTERVAL 60 SECOND"
                 + " WHERE seq IN ("
                 + marks(seqs.size())
                 + ")")) {

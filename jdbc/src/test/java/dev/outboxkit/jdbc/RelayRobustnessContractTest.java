@@ -12,9 +12,7 @@ import dev.outboxkit.jdbc.internal.RelayStore;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.testing.RecordingTransport;
 import dev.outboxkit.testkit.Flavor;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
+import dev.outboxkit.testkit.StatementHook;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -251,7 +249,7 @@ abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
     CountDownLatch claiming = new CountDownLatch(1);
     // The claim statement has run; the relay is closed before its transaction commits.
     DataSource holding =
-        afterStatement(
+        StatementHook.after(
             ds,
             "SKIP LOCKED",
             () -> {
@@ -416,13 +414,13 @@ abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
       String before = sessionLimits(c);
       int networkBefore = c.getNetworkTimeout();
       try (OutboxRelay relay =
-          OutboxRelay.builder(singleConnection(c), new RecordingTransport())
+          OutboxRelay.builder(StatementHook.singleConnection(c), new RecordingTransport())
               .name("one-connection")
               .statementTimeout(Duration.ofSeconds(3))
               .build()) {
         assertThat(relay.drain()).isEqualTo(5);
       }
-      OutboxAdmin.builder(singleConnection(c)).build().countByStatus();
+      OutboxAdmin.builder(StatementHook.singleConnection(c)).build().countByStatus();
       assertThat(sessionLimits(c)).isEqualTo(before);
       assertThat(c.getNetworkTimeout()).isEqualTo(networkBefore);
       assertThat(c.getAutoCommit()).isTrue();
@@ -475,77 +473,6 @@ abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
       Thread.sleep(millis);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-  }
-
-  /** A data source lending this one connection, which its users' close() leaves open. */
-  private static DataSource singleConnection(Connection connection) {
-    Connection unclosable =
-        proxy(
-            Connection.class,
-            (p, m, args) -> m.getName().equals("close") ? null : invoke(m, connection, args));
-    return proxy(
-        DataSource.class,
-        (p, m, args) -> {
-          if (m.getName().equals("getConnection")) {
-            return unclosable;
-          }
-          throw new UnsupportedOperationException(m.getName());
-        });
-  }
-
-  /**
-   * A data source whose connections run {@code hook} right after a statement containing {@code
-   * marker} executed, before the transaction goes on: a claim statement held open, for closes fired
-   * at that moment.
-   */
-  private static DataSource afterStatement(DataSource real, String marker, Runnable hook) {
-    return proxy(
-        DataSource.class,
-        (p, m, args) -> {
-          Object result = invoke(m, real, args);
-          if (!m.getName().equals("getConnection")) {
-            return result;
-          }
-          Connection c = (Connection) result;
-          return proxy(
-              Connection.class,
-              (pc, cm, cargs) -> {
-                Object r = invoke(cm, c, cargs);
-                if (cm.getName().equals("prepareStatement")
-                    && cargs != null
-                    && ((String) cargs[0]).contains(marker)) {
-                  PreparedStatement ps = (PreparedStatement) r;
-                  return proxy(
-                      PreparedStatement.class,
-                      (pp, pm, pargs) -> {
-                        Object out = invoke(pm, ps, pargs);
-                        if (pm.getName().startsWith("execute")) {
-                          hook.run();
-                        }
-                        return out;
-                      });
-                }
-                return r;
-              });
-        });
-  }
-
-  @FunctionalInterface
-  private interface Handler {
-    Object handle(Object proxy, Method method, Object[] args) throws Throwable;
-  }
-
-  private static <T> T proxy(Class<T> type, Handler handler) {
-    return type.cast(
-        Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, handler::handle));
-  }
-
-  private static Object invoke(Method m, Object target, Object[] args) throws Throwable {
-    try {
-      return m.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
     }
   }
 }

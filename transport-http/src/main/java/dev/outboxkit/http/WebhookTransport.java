@@ -92,6 +92,10 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>destination refused (scheme, address)</td><td>reject</td></tr>
  *   <tr><td>router returned null</td><td>reject</td></tr>
  *   <tr><td>router threw</td><td>retry</td></tr>
+ *   <tr><td>the calling thread is interrupted</td><td>events the endpoint already answered keep
+ *       their result (2xx: delivered); every other event is unavailable, "not confirmed:
+ *       interrupted …" (no attempt charged). No new request starts, the requests in flight are
+ *       abandoned and the call returns at once with the interrupt flag set; see below</td></tr>
  * </table>
  *
  * <p><b>Per-endpoint circuit breaker.</b> When every request of a batch to one endpoint fails as an
@@ -110,6 +114,20 @@ import org.slf4j.LoggerFactory;
  * an event is not delivered, the later events of its aggregate in the batch are not sent: they are
  * answered retry (or unavailable, if the failure was an outage) with a "not sent" reason, so no
  * later event can overtake an earlier one.
+ *
+ * <p><b>Interrupts.</b> When the thread in {@link #sendBatch} is interrupted (a relay that gave up
+ * on the batch, or is stopping), no further request is started, the requests in flight are
+ * cancelled (their worker threads are interrupted) and the call returns at once, without waiting
+ * for them, with the interrupt flag set again. Events whose request was answered before keep that
+ * answer's result, so those answered 2xx stay delivered. Every other event is {@link
+ * SendResult#unavailable(String) unavailable} (no attempt charged): "not confirmed: interrupted
+ * before &lt;endpoint&gt; answered" for a request that was in flight, which the endpoint may still
+ * have received and processed (receivers deduplicate on {@code webhook-id}), and "not confirmed:
+ * interrupted before it was sent" for the rest (an event held back behind an earlier one of its
+ * aggregate that had failed on its own keeps that reason). Half a batch says nothing about an
+ * endpoint, so no circuit breaker changes state. An interrupt that comes before the requests start
+ * (during routing or the address check, which waits for DNS without being interruptible) sends
+ * nothing at all.
  *
  * <h2>Security</h2>
  *
@@ -280,7 +298,9 @@ public final class WebhookTransport implements Transport {
 
   /**
    * Sends a batch concurrently (per-aggregate order kept, in-flight requests bounded per endpoint)
-   * and waits for every answer.
+   * and waits for every answer. If the calling thread is interrupted, no further request starts and
+   * the call returns at once with the interrupt flag set: events already answered keep their result
+   * (2xx: delivered), every other event is unavailable (see the class comment).
    *
    * @param batch messages in claim order
    * @return one result per message, same order; never throws for a failed delivery
@@ -533,6 +553,9 @@ public final class WebhookTransport implements Transport {
     final Map<URI, EndpointRun> runs = new LinkedHashMap<>();
     final List<Chain> chains = new ArrayList<>();
     final List<Future<?>> workers = new ArrayList<>();
+    // Workers read the caller's interrupt flag before each request, so that no request starts
+    // between the interrupt and the caller taking the monitor back to mark the batch abandoned.
+    final Thread caller = Thread.currentThread();
     int activeWorkers;
     boolean abandoned;
 
@@ -558,14 +581,23 @@ public final class WebhookTransport implements Transport {
           for (Chain c : chains) {
             advance(c, false);
           }
-          dispatch();
-          try {
-            while (activeWorkers > 0) {
-              wait();
+          // Interrupted already (while routing, or resolving hosts, which DNS does not let an
+          // interrupt cut short): start nothing.
+          boolean interrupted = caller.isInterrupted();
+          if (!interrupted) {
+            dispatch();
+            try {
+              while (activeWorkers > 0) {
+                wait();
+              }
+            } catch (InterruptedException e) {
+              interrupted = true;
             }
-          } catch (InterruptedException e) {
-            // Whatever is unsettled may or may not have arrived: retry it, and tell the workers
-            // (interrupting their requests) that nobody is listening any more.
+          }
+          if (interrupted) {
+            // Return now, without waiting for the requests in flight: tell the workers (and,
+            // through their interrupts, the HTTP client) that nobody is listening any more. What
+            // was answered keeps its result; whatever is unsettled may or may not have arrived.
             abandoned = true;
             workers.forEach(f -> f.cancel(true));
             abandon();
@@ -730,7 +762,7 @@ public final class WebhookTransport implements Transport {
      */
     private void dispatch() {
       boolean changed = true;
-      while (changed && !abandoned) {
+      while (changed && !abandoned && !caller.isInterrupted()) {
         changed = false;
         for (EndpointRun run : runs.values()) {
           // Workers not holding a request are about to take a parked chain themselves; counting
@@ -783,7 +815,10 @@ public final class WebhookTransport implements Transport {
       try {
         while (true) {
           synchronized (this) {
-            if (abandoned || run.parked.isEmpty() || run.inFlight >= run.slots()) {
+            if (abandoned
+                || caller.isInterrupted()
+                || run.parked.isEmpty()
+                || run.inFlight >= run.slots()) {
               return;
             }
             c = run.parked.pollFirst();
@@ -944,17 +979,26 @@ public final class WebhookTransport implements Transport {
       return Outcome.outage(SendResult.retry(reason, null), null);
     }
 
-    /** Interrupted while waiting: whatever is unsettled may or may not have arrived; retry it. */
+    /**
+     * The caller was interrupted: every unsettled message is unavailable, not charged an attempt
+     * (the interrupt is not its fault). One in flight may have arrived; say so. A message held back
+     * by an earlier one that failed for its own reason keeps that explanation (see {@link
+     * #settle}); one held back by a message unsettled itself was only waiting its turn.
+     */
     private void abandon() {
+      boolean[] unsettled = new boolean[results.length];
       for (int i = 0; i < results.length; i++) {
-        if (results[i] == null && blockedBy[i] < 0) {
+        unsettled[i] = results[i] == null;
+      }
+      for (int i = 0; i < results.length; i++) {
+        if (unsettled[i] && (blockedBy[i] < 0 || unsettled[blockedBy[i]])) {
           results[i] =
-              SendResult.retry(
+              SendResult.unavailable(
                   sending[i]
-                      ? "not confirmed: the sending thread was interrupted before the endpoint"
-                          + " answered"
-                      : "not sent: the sending thread was interrupted",
-                  null);
+                      ? "not confirmed: interrupted before "
+                          + runOf[i].display
+                          + " answered; it may have received the request"
+                      : "not confirmed: interrupted before it was sent");
         }
       }
     }

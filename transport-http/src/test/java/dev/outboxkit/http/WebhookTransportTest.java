@@ -383,7 +383,8 @@ class WebhookTransportTest {
   }
 
   @Test
-  void answers_retry_for_unconfirmed_events_when_the_caller_is_interrupted() throws Exception {
+  void answers_unavailable_for_unconfirmed_events_when_the_caller_is_interrupted()
+      throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     receiver.respond(r -> Receiver.Reply.hang(release));
     OutboxEvent a1 = event("A", "{\"n\":1}");
@@ -410,10 +411,11 @@ class WebhookTransportTest {
     assertThat(interruptKept).isTrue();
     assertThat(results.get())
         .containsExactly(
-            SendResult.retry(
-                "not confirmed: the sending thread was interrupted before the endpoint answered",
-                null),
-            SendResult.retry("not sent: the sending thread was interrupted", null));
+            SendResult.unavailable(
+                "not confirmed: interrupted before "
+                    + receiver.uri("/hooks")
+                    + " answered; it may have received the request"),
+            SendResult.unavailable("not confirmed: interrupted before it was sent"));
     // Half a batch says nothing about the endpoint: no breaker opened.
     receiver.respond(r -> Receiver.Reply.status(204));
     assertThat(transport.send(first(event("B", "{}")))).isEqualTo(SendResult.delivered());

@@ -96,6 +96,21 @@ import org.slf4j.LoggerFactory;
  * broker refuses one of them, fails the whole commit). The batch's events are then sent again at
  * once, one per transaction, so only the event at fault is retried.
  *
+ * <p>Interrupts: when the thread in {@link #sendBatch} is interrupted (a relay that gave up on the
+ * batch, or is stopping), the transport checks the flag before every message, session and commit
+ * and sends nothing more; a provider call the interrupt cuts short ends the batch too. It returns
+ * at once with the interrupt flag set, also when the provider cleared it (ActiveMQ Classic's
+ * producer flow control does, and says so only in the exception's message). An event counts as
+ * confirmed only when its transaction committed, so events of an uncommitted transaction are
+ * unavailable, "not confirmed: interrupted before the JMS transaction committed", and the
+ * transaction is rolled back on a helper thread (the rollback, and closing the session, are round
+ * trips a provider may wait for regardless of the interrupt, behind the very send that was stuck).
+ * In the usual batch of one transaction that means every event; after a refused commit (one event
+ * per transaction) the events committed before the interrupt stay delivered. An interrupt during
+ * the commit itself leaves its outcome unknown: the events are unavailable and may arrive twice.
+ * ActiveMQ Classic also gives up a connection whose request wait was interrupted; the transport
+ * then connects again on the next send.
+ *
  * <h2>Failures</h2>
  *
  * <table>
@@ -114,7 +129,11 @@ import org.slf4j.LoggerFactory;
  *       interrupted and the connection closed and discarded</td></tr>
  *   <tr><td>{@code ResourceAllocationException} (provider out of memory or storage)</td>
  *       <td>unavailable (not the events' fault; nothing charged)</td></tr>
- *   <tr><td>interrupted (the relay gave up on the batch or is stopping)</td><td>unavailable</td></tr>
+ *   <tr><td>the calling thread is interrupted (the relay gave up on the batch or is
+ *       stopping)</td><td>events whose transaction committed before stay delivered (in the usual
+ *       one-transaction batch: none); every other event is unavailable, "not confirmed: interrupted
+ *       …" (no attempt charged). Nothing more is sent or committed; the call returns at once,
+ *       interrupt flag set</td></tr>
  *   <tr><td>{@code MessageFormatException}, {@code InvalidDestinationException}, a user header
  *       mapping to a reserved property name</td><td>reject that event, with the reason; every
  *       event for an invalid destination in the batch gets the same answer</td></tr>
@@ -208,8 +227,10 @@ public final class JmsTransport implements Transport {
   }
 
   /**
-   * Sends the batch in one transaction, in order, within the send timeout. See the class comment
-   * for order and failure handling.
+   * Sends the batch in one transaction, in order, within the send timeout. If the calling thread is
+   * interrupted, nothing more is sent or committed and the call returns at once with the interrupt
+   * flag set: committed events are delivered, the others unavailable. See the class comment for
+   * order, interrupts and failure handling.
    *
    * @throws IllegalStateException if the transport is closed
    */

@@ -114,7 +114,7 @@ abstract class JmsRelayContractTest {
     }
 
     assertThat(statusCounts()).containsEntry(EventStatus.PUBLISHED, (long) TOTAL).hasSize(1);
-    assertThat(maxAttempts()).isEqualTo(1);
+    assertThat(maxAttempts()).as("no failure charged").isZero();
     List<UUID> ids = received.stream().map(d -> d.message.eventId()).toList();
     assertThat(ids).hasSize(TOTAL).doesNotHaveDuplicates();
     assertThat(new HashSet<>(ids)).isEqualTo(appended.keySet());
@@ -151,7 +151,7 @@ abstract class JmsRelayContractTest {
 
     assertThat(outageDone).as("the outage happened mid-run").isTrue();
     assertThat(statusCounts()).containsEntry(EventStatus.PUBLISHED, (long) TOTAL).hasSize(1);
-    assertThat(maxAttempts()).as("the outage charged no attempt").isEqualTo(1);
+    assertThat(maxAttempts()).as("the outage charged no attempt").isZero();
     List<Delivery> received = new ArrayList<>();
     for (Received r : QueueReader.readAll(broker.factory(), queue(type), Duration.ofSeconds(2))) {
       received.add(new Delivery(0, r));

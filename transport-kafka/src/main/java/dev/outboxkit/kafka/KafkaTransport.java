@@ -114,6 +114,20 @@ import org.slf4j.LoggerFactory;
  * max.message.bytes}): reporting it as retry would only add a duplicate that deduplicating
  * consumers drop. Order across retries is the relay's job in ordered mode.
  *
+ * <p>Interrupts: when the thread in {@link #sendBatch} is interrupted (a relay that gave up on the
+ * batch, or is stopping), the transport hands no further record to the producer (it checks the flag
+ * before each one: {@code send} itself notices an interrupt only while it blocks for metadata or
+ * buffer memory), stops waiting for acknowledgements at once and returns with the interrupt flag
+ * set. Events whose acknowledgement had arrived are delivered; all others are {@link
+ * SendResult#unavailable(String) unavailable}: "not confirmed: interrupted before it was sent" or,
+ * for a record already handed to the producer, "not confirmed: interrupted before Kafka
+ * acknowledged it". A Kafka producer cannot recall a record it was given, so those may still be
+ * written, and their retry then writes them a second time (consumers deduplicate on the event id
+ * header, as at-least-once requires anyway). In transactional mode nothing is confirmed before the
+ * commit: an interrupted batch is aborted and every event is unavailable; an interrupt that cuts
+ * short the wait for the commit or the abort leaves its outcome to the producer (a commit may still
+ * go through), and an owned producer is then replaced, which fences the old one's transaction.
+ *
  * <h2>Failures</h2>
  *
  * <table>
@@ -144,7 +158,11 @@ import org.slf4j.LoggerFactory;
  *       {@code OutOfOrderSequenceException}, {@code InvalidProducerEpochException}, ...)</td>
  *       <td>owned producer: it is recreated, results retry; borrowed producer: unavailable, since
  *       only its owner can replace it</td></tr>
- *   <tr><td>interrupted while sending</td><td>unavailable (not the event's fault)</td></tr>
+ *   <tr><td>the calling thread is interrupted</td><td>events Kafka acknowledged before stay
+ *       delivered (in transactional mode none: the transaction is aborted); every other event is
+ *       unavailable, "not confirmed: interrupted …" (not the event's fault, no attempt charged).
+ *       No further record is handed to the producer; those already handed over may still arrive
+ *       and so be duplicated by the retry. The call returns at once, interrupt flag set</td></tr>
  *   <tr><td>any other exception, e.g. a throwing topic router or another retriable broker
  *       error</td><td>retry</td></tr>
  * </table>
@@ -244,7 +262,9 @@ public final class KafkaTransport implements Transport {
 
   /**
    * Sends every event of the batch, then waits for all acknowledgements together, within the send
-   * timeout. See the class comment for order and failure handling.
+   * timeout. If the calling thread is interrupted, no further record is handed to the producer and
+   * the call returns at once with the interrupt flag set: acknowledged events are delivered, the
+   * others unavailable. See the class comment for order, interrupts and failure handling.
    *
    * @throws IllegalStateException if the transport is closed
    */

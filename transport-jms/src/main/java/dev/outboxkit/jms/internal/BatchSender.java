@@ -40,6 +40,13 @@ import org.slf4j.LoggerFactory;
  * <p>A watchdog bounds the whole call by the send timeout: if the provider does not answer in time
  * the connection is closed from the watchdog's thread (the one JMS call allowed from another
  * thread), which makes the blocked call fail, and the batch is reported unavailable.
+ *
+ * <p>An interrupt of the calling thread (not the watchdog's) ends the call at once: the flag is
+ * checked before every send, session and commit, a provider call that fails because of it ends the
+ * transaction, and the session is rolled back and closed on a helper thread, because both are round
+ * trips a provider may wait for regardless of interrupts. Events committed before (one per
+ * transaction after a refused commit) stay delivered; the rest are unavailable. Providers that
+ * swallow the interrupt (ActiveMQ Classic's producer flow control does) get the flag back.
  */
 public final class BatchSender {
   private static final Logger log = LoggerFactory.getLogger(BatchSender.class);
@@ -116,6 +123,10 @@ public final class BatchSender {
     // Why the call ended early (transport-wide), and how: for the reconnect-once rule.
     private String outage;
     private Category abortCategory;
+    // The caller's interrupt ended the call (not the watchdog's): give the flag back at the end.
+    private boolean interrupted;
+    // True while a commit is under way: an interrupt then leaves its outcome unknown.
+    private boolean committing;
 
     Attempt(List<OutboxMessage> batch) {
       this.batch = batch;
@@ -134,8 +145,8 @@ public final class BatchSender {
           return finish(
               "could not connect to the JMS provider within the sendTimeout of " + sendTimeout);
         } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return finish(Classifier.reason(Category.INTERRUPTED, e));
+          interrupted = true;
+          return finish("not confirmed: interrupted while connecting to the JMS provider");
         } catch (JMSException | RuntimeException e) {
           if (holder.closed()) {
             // Closed while this call ran: not the events' fault, so nothing is charged.
@@ -169,6 +180,7 @@ public final class BatchSender {
                 && link.id() <= knownConnections;
         if (!stale
             || reconnected
+            || interrupted
             || Thread.currentThread().isInterrupted()
             || deadlineNanos - System.nanoTime() <= 0) {
           return finish(outage);
@@ -212,6 +224,13 @@ public final class BatchSender {
     }
 
     private void sendOn(Link link) {
+      if (Thread.currentThread().isInterrupted() && !timedOut) {
+        // Opening a session is a round trip that some providers wait for regardless.
+        outage = outageReason(Category.INTERRUPTED, null);
+        abortCategory = Category.INTERRUPTED;
+        interrupted = true;
+        return;
+      }
       PooledSession session;
       try {
         session = link.borrow();
@@ -242,6 +261,8 @@ public final class BatchSender {
       }
       if (usable) {
         link.giveBack(session);
+      } else if (interrupted) {
+        link.abandonLater(session); // rolls back and closes it without keeping this thread
       } else {
         link.abandon(session);
       }
@@ -367,16 +388,24 @@ public final class BatchSender {
       if (sent.isEmpty()) {
         return Round.DONE;
       }
+      if (timedOut || Thread.currentThread().isInterrupted()) {
+        return abort(link, session, timedOut ? Category.CONNECTION : Category.INTERRUPTED, null);
+      }
       try {
+        committing = true;
         session.session().commit();
+        committing = false;
       } catch (JMSException | RuntimeException e) {
         Category c = classify(e, link);
         if (isTransportWide(c)) {
-          // If the connection broke during the commit, the provider may have committed: the
-          // events are sent again later and consumers may see them twice, as at-least-once
-          // allows. Reporting them delivered could lose them.
-          return abort(link, session, c, e);
+          // If the connection broke (or the wait was interrupted) during the commit, the provider
+          // may have committed: the events are sent again later and consumers may see them twice,
+          // as at-least-once allows. Reporting them delivered could lose them.
+          Round r = abort(link, session, c, e);
+          committing = false;
+          return r;
         }
+        committing = false;
         if (!rollback(link, session)) {
           return Round.BROKEN;
         }
@@ -411,13 +440,17 @@ public final class BatchSender {
 
     /**
      * Ends the call on a transport-wide failure: every undecided event is unavailable. A lost
-     * connection is discarded; otherwise the transaction is rolled back so nothing of it stays.
+     * connection is discarded; after an interrupt the session is rolled back and closed on a helper
+     * thread (see {@link #sendOn}), so that this one returns now; otherwise the transaction is
+     * rolled back so nothing of it stays.
      */
     private Round abort(Link link, PooledSession session, Category c, Throwable e) {
       outage = outageReason(c, e);
       abortCategory = c;
       if (c == Category.CONNECTION) {
         holder.discard(link, outage);
+      } else if (c == Category.INTERRUPTED) {
+        interrupted = true;
       } else {
         rollback(link, session);
       }
@@ -428,10 +461,14 @@ public final class BatchSender {
       if (timedOut) {
         return "no answer from the JMS provider within the sendTimeout of " + sendTimeout;
       }
+      if (c == Category.INTERRUPTED) {
+        return committing
+            ? "not confirmed: interrupted while the JMS provider committed; it may have"
+                + " committed, so the events may arrive twice"
+            : "not confirmed: interrupted before the JMS transaction committed; it is rolled back";
+      }
       if (e == null) {
-        return c == Category.INTERRUPTED
-            ? "interrupted while sending to the JMS provider"
-            : "JMS connection lost";
+        return "JMS connection lost";
       }
       return Classifier.reason(c, e);
     }
@@ -472,10 +509,18 @@ public final class BatchSender {
      * session cannot be opened on it, the connection is to blame, not the event.
      */
     private Category classify(Throwable e, Link link) {
-      if (timedOut || link.broken()) {
+      if (timedOut) {
         return Category.CONNECTION;
       }
       Category c = Classifier.classify(e);
+      if (c == Category.INTERRUPTED) {
+        // Before the connection's state: a provider may give up on the connection because its
+        // wait was interrupted (ActiveMQ Classic does), which is no outage. Never probe then.
+        return c;
+      }
+      if (link.broken()) {
+        return Category.CONNECTION;
+      }
       if (c == Category.RETRY && !holder.probe(link)) {
         return Category.CONNECTION;
       }
@@ -507,8 +552,14 @@ public final class BatchSender {
       }
     }
 
-    /** Every undecided event becomes unavailable with the reason; logs the batch. */
+    /**
+     * Every undecided event becomes unavailable with the reason; logs the batch. Gives the caller's
+     * interrupt flag back if a provider swallowed it.
+     */
     private List<SendResult> finish(String outageReason) {
+      if (interrupted && !timedOut && !Thread.currentThread().isInterrupted()) {
+        Thread.currentThread().interrupt(); // the watchdog's own interrupt stays cleared
+      }
       if (outageReason != null) {
         fillUndecided(SendResult.unavailable(outageReason));
       }

@@ -50,6 +50,10 @@ public final class Classifier {
   private static final String MESSAGE_FORMAT_RUNTIME =
       API_PACKAGE + "MessageFormatRuntimeException";
 
+  // "Send aborted due to thread interrupt." (ActiveMQ Classic, waiting for producer flow control):
+  // a provider that reports an interrupt in words only, having cleared the flag.
+  private static final Pattern THREAD_INTERRUPT = Pattern.compile("(?i)thread\\s+interrupt");
+
   // Secrets that could appear in a provider's message (a broker URL with credentials).
   private static final Pattern USER_INFO = Pattern.compile("://[^/@\\s]+@");
   private static final Pattern PASSWORD =
@@ -66,6 +70,7 @@ public final class Classifier {
   public static Category classify(Throwable failure) {
     if (has(failure, InterruptedException.class)
         || has(failure, InterruptedIOException.class)
+        || saysInterrupted(failure)
         || Thread.currentThread().isInterrupted()) {
       return Category.INTERRUPTED;
     }
@@ -121,13 +126,31 @@ public final class Classifier {
       case BUSY:
         return Failures.truncate("JMS provider out of resources: " + cause);
       case INTERRUPTED:
-        return "interrupted while sending to the JMS provider";
+        return "not confirmed: interrupted while sending to the JMS provider";
       case REJECT:
         return Failures.truncate("refused by the JMS provider: " + cause);
       case RETRY:
       default:
         return cause;
     }
+  }
+
+  /**
+   * True if the chain holds an exception named for an interrupt (Artemis's {@code
+   * ActiveMQInterruptedException}, Kafka-style {@code InterruptException}) or whose message says
+   * the thread was interrupted: some providers catch the {@code InterruptedException}, clear the
+   * flag and throw a plain {@code JMSException} that says so only in words.
+   */
+  private static boolean saysInterrupted(Throwable failure) {
+    int depth = 0;
+    for (Throwable t = failure; t != null && depth < 10; t = next(t), depth++) {
+      String message = t.getMessage();
+      if (t.getClass().getSimpleName().contains("Interrupt")
+          || (message != null && THREAD_INTERRUPT.matcher(message).find())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean namedAsConnectionFailure(Throwable failure) {

@@ -390,6 +390,34 @@ public final class ConnectionHolder {
       }
     }
 
+    /**
+     * Rolls back and closes a session on a helper thread, for a sender that must return now (it was
+     * interrupted): both are round trips to the broker that a provider may wait for without regard
+     * to interrupts, behind whatever keeps the broker busy. The sender never touches the session
+     * again, so it is used by one thread at a time still.
+     */
+    public void abandonLater(PooledSession s) {
+      if (broken()) {
+        return; // closing the connection closes its sessions and ends their transactions
+      }
+      try {
+        helper.execute(
+            () -> {
+              try {
+                s.session.rollback();
+              } catch (JMSException | RuntimeException e) {
+                log.debug(
+                    "[{}] rolling back an abandoned session failed: {}",
+                    name,
+                    Classifier.describe(e));
+              }
+              closeQuietly(s.session);
+            });
+      } catch (RejectedExecutionException e) {
+        // closing: the connection goes, and its transactions with it
+      }
+    }
+
     private void closeQuietly(Session session) {
       try {
         session.close();

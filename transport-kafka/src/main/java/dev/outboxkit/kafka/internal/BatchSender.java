@@ -36,6 +36,12 @@ import org.slf4j.LoggerFactory;
  * same aggregate in the batch are not handed to the producer at all (they come back as retry), so a
  * later event can never overtake an earlier one that failed before it was sent. The producer's
  * idempotence keeps the order of what was sent within each partition.
+ *
+ * <p>Interrupts: {@code producer.send} notices an interrupt only while it blocks (for metadata or
+ * buffer memory), so the loop checks the flag itself before each record and hands nothing more to
+ * the producer once it is set. The wait for acknowledgements ends at once; what was acknowledged is
+ * delivered (outside a transaction), the rest unavailable. Records already handed over cannot be
+ * recalled: the producer may still deliver them, so their retry may duplicate them.
  */
 public final class BatchSender {
   private static final Logger log = LoggerFactory.getLogger(BatchSender.class);
@@ -115,6 +121,8 @@ public final class BatchSender {
     // The record whose failure came first: in a transaction, the producer then fails every record
     // still queued with that same exception, which says nothing about those records.
     private final AtomicInteger firstFailure = new AtomicInteger(-1);
+    // Set on the sending thread once it saw the interrupt (before or while waiting).
+    private boolean interrupted;
 
     Attempt(List<OutboxMessage> batch, boolean transactional) {
       this.batch = batch;
@@ -131,9 +139,9 @@ public final class BatchSender {
       if (began) {
         sendAll();
       }
-      boolean interrupted = awaitAll();
+      awaitAll();
       boolean committed = !transactional || (began && endTransaction());
-      return results(committed, interrupted);
+      return results(committed);
     }
 
     private boolean beginTransaction() {
@@ -155,6 +163,9 @@ public final class BatchSender {
         OutboxEvent event = batch.get(i).event();
         String aggregate = aggregateKey(event);
         UUID blocker = failedAggregates.get(aggregate);
+        if (stop == null && Thread.currentThread().isInterrupted()) {
+          stop = notSentInterrupted();
+        }
         if (stop != null) {
           fail(i, stop);
           continue;
@@ -193,6 +204,12 @@ public final class BatchSender {
         Throwable topicFailure = failedTopics.get(topics[i]);
         if (topicFailure != null) {
           fail(i, topicFailure);
+          continue;
+        }
+        if (Thread.currentThread().isInterrupted()) {
+          // Interrupted while the router ran: send() itself would not notice.
+          stop = notSentInterrupted();
+          fail(i, stop);
           continue;
         }
         final int index = i;
@@ -243,45 +260,64 @@ public final class BatchSender {
       }
     }
 
-    /** Waits for every pending acknowledgement until the deadline; true if interrupted. */
-    private boolean awaitAll() {
-      boolean interrupted = false;
+    /**
+     * Waits for every pending acknowledgement until the deadline, or until interrupted (at once if
+     * the interrupt came earlier, the flag kept).
+     */
+    private void awaitAll() {
       boolean all = false;
-      try {
-        long remaining = deadlineNanos - System.nanoTime();
-        all = remaining > 0 && done.await(remaining, TimeUnit.NANOSECONDS);
-        all = all || done.getCount() == 0;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        interrupted = true;
+      if (Thread.currentThread().isInterrupted()) {
+        interrupted = true; // no wait: take what has been acknowledged by now
+      } else {
+        try {
+          long remaining = deadlineNanos - System.nanoTime();
+          all = remaining > 0 && done.await(remaining, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          interrupted = true;
+        }
       }
+      all = all || done.getCount() == 0;
       if (!all) {
         // Still in the producer: it may deliver them later, so a retry may duplicate them, which
         // at-least-once allows. Reporting them delivered now would not be allowed.
         Throwable late =
             interrupted
-                ? new InterruptedException("interrupted while waiting for Kafka")
+                ? new Interrupted(
+                    transactional
+                        ? NOT_COMMITTED_INTERRUPTED
+                        : "not confirmed: interrupted before Kafka acknowledged it (the producer"
+                            + " may still deliver it)")
                 : new TimeoutException(
                     "no acknowledgement from Kafka within the sendTimeout of " + sendTimeout);
         for (int i = 0; i < size; i++) {
           outcome.compareAndSet(i, null, late);
         }
       }
-      return interrupted;
+    }
+
+    /** The failure of the records not handed to the producer because of an interrupt. */
+    private Interrupted notSentInterrupted() {
+      interrupted = true;
+      return new Interrupted("not confirmed: interrupted before it was sent");
     }
 
     /**
      * Commits when every record handed to the producer was acknowledged, else aborts. Events
      * refused or held back before sending never joined the transaction and do not stop the commit.
-     * True if committed.
+     * True if committed. After an interrupt it does not commit: that would start a wait for the
+     * coordinator (and one the interrupt would cut short at once, leaving the outcome open).
      */
     private boolean endTransaction() {
-      boolean allAcked = true;
-      for (int i = 0; i < size && allAcked; i++) {
-        Object o = outcome.get(i);
-        allAcked = o == ACKED || o instanceof SendResult;
+      if (Thread.currentThread().isInterrupted()) {
+        interrupted = true;
       }
-      if (allAcked) {
+      boolean commit = !interrupted;
+      for (int i = 0; i < size && commit; i++) {
+        Object o = outcome.get(i);
+        commit = o == ACKED || o instanceof SendResult;
+      }
+      if (commit) {
         try {
           producer.commitTransaction();
           return true;
@@ -303,7 +339,7 @@ public final class BatchSender {
       return false;
     }
 
-    private List<SendResult> results(boolean committed, boolean interrupted) {
+    private List<SendResult> results(boolean committed) {
       SendResult[] results = new SendResult[size];
       Category[] categories = new Category[size];
       boolean anyAcked = false;
@@ -316,14 +352,24 @@ public final class BatchSender {
               : null;
       for (int i = 0; i < size; i++) {
         Object o = outcome.get(i);
+        if (o instanceof Interrupted) {
+          categories[i] = Category.INTERRUPTED;
+          results[i] = SendResult.unavailable(((Interrupted) o).getMessage());
+          continue;
+        }
         if (firstCause != null && i != first && isCollateral(o, firstCause)) {
-          results[i] = heldBack(rolledBack().getMessage());
+          results[i] =
+              interrupted
+                  ? SendResult.unavailable(NOT_COMMITTED_INTERRUPTED)
+                  : heldBack(rolledBack().getMessage());
           continue;
         }
         if (o == ACKED) {
           anyAcked = true;
           if (committed) {
             results[i] = SendResult.delivered();
+          } else if (interrupted) {
+            results[i] = SendResult.unavailable(NOT_COMMITTED_INTERRUPTED);
           } else {
             results[i] = heldBack(rolledBack().getMessage());
           }
@@ -378,7 +424,7 @@ public final class BatchSender {
         handle.replace(producer, fatal);
       }
       List<SendResult> list = List.of(results);
-      logBatch(list, categories, unreachable, interrupted);
+      logBatch(list, categories, unreachable);
       return list;
     }
 
@@ -406,8 +452,7 @@ public final class BatchSender {
       }
     }
 
-    private void logBatch(
-        List<SendResult> results, Category[] categories, boolean unreachable, boolean interrupted) {
+    private void logBatch(List<SendResult> results, Category[] categories, boolean unreachable) {
       TreeSet<String> missing = new TreeSet<>();
       TreeSet<String> security = new TreeSet<>();
       String securityReason = null;
@@ -497,7 +542,7 @@ public final class BatchSender {
 
     private void fail(int i, Throwable failure) {
       if (outcome.compareAndSet(i, null, failure)) {
-        if (!(failure instanceof NotSent)) {
+        if (!(failure instanceof NotSent) && !(failure instanceof Interrupted)) {
           firstFailure.compareAndSet(-1, i);
           producerFailed = true;
         }
@@ -520,6 +565,9 @@ public final class BatchSender {
     }
   }
 
+  private static final String NOT_COMMITTED_INTERRUPTED =
+      "not confirmed: interrupted before the Kafka transaction committed";
+
   private static SendResult heldBack(String reason) {
     return SendResult.retry(reason, null);
   }
@@ -538,6 +586,18 @@ public final class BatchSender {
 
     NotSent(String reason) {
       super(reason, null, false, false);
+    }
+  }
+
+  /**
+   * The outcome of a record the interrupt left unconfirmed: not handed to the producer, or handed
+   * over and not acknowledged when the wait ended. Unavailable, with this reason.
+   */
+  private static final class Interrupted extends InterruptedException {
+    private static final long serialVersionUID = 1L;
+
+    Interrupted(String reason) {
+      super(reason);
     }
   }
 

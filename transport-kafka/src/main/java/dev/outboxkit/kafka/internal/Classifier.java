@@ -143,7 +143,7 @@ public final class Classifier {
       case PRODUCER_FATAL:
         return Failures.truncate("Kafka producer failed: " + cause);
       case INTERRUPTED:
-        return "interrupted while sending to Kafka";
+        return "not confirmed: interrupted while sending to Kafka";
       case CONNECTIVITY:
       case RETRY:
       default:

@@ -1,0 +1,254 @@
+package dev.outboxkit.kafka;
+
+import static dev.outboxkit.kafka.KafkaTransportTest.event;
+import static dev.outboxkit.kafka.KafkaTransportTest.unique;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.OutboxMessage;
+import dev.outboxkit.SendResult;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The interrupt contract of {@link KafkaTransport#sendBatch} against the real in-JVM broker: a
+ * relay that gives up on a batch interrupts the sending thread and uses what comes back.
+ */
+class KafkaTransportInterruptTest {
+  static final int BATCH = 20;
+  static final int ACKED = 5;
+
+  private static KafkaBroker broker;
+  private final CountDownLatch neverReleased = new CountDownLatch(1);
+  private KafkaProducer<String, byte[]> producer;
+  private KafkaTransport transport;
+
+  @BeforeAll
+  static void startBroker() {
+    broker = KafkaBroker.shared();
+  }
+
+  @AfterEach
+  void close() {
+    neverReleased.countDown();
+    if (transport != null) {
+      transport.close();
+    }
+    if (producer != null) {
+      producer.close(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
+  void sendBatch_stops_at_an_interrupt_and_reports_what_was_confirmed() throws Exception {
+    String type = unique("Interrupted");
+    String topic = "outbox.event." + type;
+    broker.createTopic(topic, 1);
+    Map<String, Object> config =
+        Map.of(
+            "bootstrap.servers", broker.bootstrapServers(),
+            "enable.idempotence", "true",
+            "acks", "all",
+            "delivery.timeout.ms", "20000",
+            "request.timeout.ms", "5000",
+            "max.block.ms", "5000");
+    producer = new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer());
+    // The real producer, observed: counts acknowledgements once the transport's callback ran.
+    CountDownLatch acked = new CountDownLatch(ACKED);
+    Producer<String, byte[]> observed = observeAcks(producer, acked);
+
+    List<OutboxEvent> events = new ArrayList<>();
+    for (int i = 0; i < BATCH; i++) {
+      events.add(event(type, "agg-" + i, "E" + i, 10));
+    }
+    StallingRouter router = new StallingRouter(topic);
+    transport =
+        KafkaTransport.builder(observed)
+            .sendTimeout(Duration.ofSeconds(30))
+            .topicRouter(router)
+            .build();
+    List<OutboxMessage> batch = events.stream().map(KafkaTransportTest::message).toList();
+
+    Caller caller = new Caller(transport, batch);
+    assertThat(router.waiting.await(30, TimeUnit.SECONDS)).as("router reached event 6").isTrue();
+    assertThat(acked.await(30, TimeUnit.SECONDS)).as("first five acknowledged").isTrue();
+    List<SendResult> r = caller.interruptAndAwait();
+
+    assertThat(r).hasSize(BATCH);
+    assertThat(r.subList(0, ACKED)).containsOnly(SendResult.delivered());
+    assertThat(r.subList(ACKED, BATCH))
+        .containsOnly(SendResult.unavailable("not confirmed: interrupted before it was sent"));
+    assertThat(router.routed).as("no event routed after the interrupt").hasValue(ACKED + 1);
+
+    // Nothing was handed to the producer after the interrupt: flush what it holds, then read.
+    producer.flush();
+    List<UUID> written =
+        TopicReader.readAll(broker.bootstrapServers(), topic).stream()
+            .map(rec -> KafkaEvents.eventId(rec).orElseThrow())
+            .toList();
+    assertThat(written)
+        .containsExactlyElementsOf(events.subList(0, ACKED).stream().map(OutboxEvent::id).toList());
+  }
+
+  @Test
+  void sendBatch_in_a_transaction_confirms_nothing_at_an_interrupt_and_aborts() throws Exception {
+    String type = unique("InterruptedTx");
+    String topic = "outbox.event." + type;
+    broker.createTopic(topic, 1);
+    Map<String, Object> config =
+        Map.of(
+            "bootstrap.servers", broker.bootstrapServers(),
+            "transactional.id", unique("interrupt-tx"),
+            "delivery.timeout.ms", "20000",
+            "request.timeout.ms", "5000",
+            "max.block.ms", "5000");
+    StallingRouter router = new StallingRouter(topic);
+    transport =
+        KafkaTransport.builder(config)
+            .sendTimeout(Duration.ofSeconds(30))
+            .topicRouter(router)
+            .build();
+    List<OutboxEvent> events = new ArrayList<>();
+    for (int i = 0; i < BATCH; i++) {
+      events.add(event(type, "agg-" + i, "E" + i, 10));
+    }
+    List<OutboxMessage> batch = events.stream().map(KafkaTransportTest::message).toList();
+
+    Caller caller = new Caller(transport, batch);
+    assertThat(router.waiting.await(30, TimeUnit.SECONDS)).as("router reached event 6").isTrue();
+    List<SendResult> r = caller.interruptAndAwait();
+
+    // Nothing counts before the commit, and no commit is started after the interrupt.
+    assertThat(r).hasSize(BATCH);
+    assertThat(r.subList(0, ACKED))
+        .containsOnly(
+            SendResult.unavailable(
+                "not confirmed: interrupted before the Kafka transaction committed"));
+    assertThat(r.subList(ACKED, BATCH))
+        .containsOnly(SendResult.unavailable("not confirmed: interrupted before it was sent"));
+    assertThat(router.routed).as("no event routed after the interrupt").hasValue(ACKED + 1);
+    assertThat(TopicReader.readAll(broker.bootstrapServers(), topic, true, 0)).isEmpty();
+
+    // The transport carries on (a new producer fences the interrupted transaction's): the batch
+    // goes through whole, and a read_committed consumer sees each event once.
+    assertThat(transport.sendBatch(batch)).containsOnly(SendResult.delivered());
+    List<UUID> committed =
+        TopicReader.readAll(broker.bootstrapServers(), topic, true, BATCH).stream()
+            .map(rec -> KafkaEvents.eventId(rec).orElseThrow())
+            .toList();
+    assertThat(committed).containsExactlyElementsOf(events.stream().map(OutboxEvent::id).toList());
+  }
+
+  /**
+   * Routes every event to the topic. It runs on the sending thread just before each record goes to
+   * the producer; at the sixth it waits until the test interrupts it, like a lookup that honours
+   * interrupts, and keeps the flag. So the interrupt arrives between two sends, where {@code
+   * producer.send()} would not notice it by itself (it checks only while blocking for metadata or
+   * buffer memory).
+   */
+  private final class StallingRouter implements Function<OutboxEvent, String> {
+    final AtomicInteger routed = new AtomicInteger();
+    final CountDownLatch waiting = new CountDownLatch(1);
+    private final String topic;
+
+    StallingRouter(String topic) {
+      this.topic = topic;
+    }
+
+    @Override
+    public String apply(OutboxEvent e) {
+      if (routed.incrementAndGet() == ACKED + 1) {
+        waiting.countDown();
+        try {
+          neverReleased.await();
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return topic;
+    }
+  }
+
+  /** The relay's sender thread: calls sendBatch; the test interrupts it. */
+  private static final class Caller {
+    final AtomicReference<List<SendResult>> results = new AtomicReference<>();
+    final AtomicBoolean interruptKept = new AtomicBoolean();
+    final AtomicLong returnedAt = new AtomicLong();
+    final CountDownLatch returned = new CountDownLatch(1);
+    final Thread thread;
+
+    Caller(KafkaTransport transport, List<OutboxMessage> batch) {
+      thread =
+          new Thread(
+              () -> {
+                results.set(transport.sendBatch(batch));
+                returnedAt.set(System.nanoTime());
+                interruptKept.set(Thread.interrupted());
+                returned.countDown();
+              },
+              "relay-sender");
+      thread.start();
+    }
+
+    /** Interrupts; checks that sendBatch returned within 2 s with the flag kept. */
+    List<SendResult> interruptAndAwait() throws InterruptedException {
+      long interruptedAt = System.nanoTime();
+      thread.interrupt();
+      assertThat(returned.await(10, TimeUnit.SECONDS)).as("sendBatch returned").isTrue();
+      long tookMs = TimeUnit.NANOSECONDS.toMillis(returnedAt.get() - interruptedAt);
+      assertThat(tookMs).as("ms from the interrupt to the return").isLessThan(2_000);
+      assertThat(interruptKept).as("interrupt flag restored").isTrue();
+      return results.get();
+    }
+  }
+
+  /** Passes every call through; counts down once the callback of a successful send has run. */
+  @SuppressWarnings("unchecked")
+  private static Producer<String, byte[]> observeAcks(
+      Producer<String, byte[]> real, CountDownLatch acked) {
+    return (Producer<String, byte[]>)
+        Proxy.newProxyInstance(
+            Producer.class.getClassLoader(),
+            new Class<?>[] {Producer.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("send") && args != null && args.length == 2) {
+                Callback callback = (Callback) args[1];
+                args[1] =
+                    (Callback)
+                        (metadata, exception) -> {
+                          if (callback != null) {
+                            callback.onCompletion(metadata, exception);
+                          }
+                          if (exception == null) {
+                            acked.countDown();
+                          }
+                        };
+              }
+              try {
+                return method.invoke(real, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+}
