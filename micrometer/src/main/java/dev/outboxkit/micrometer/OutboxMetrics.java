@@ -69,6 +69,12 @@ public final class OutboxMetrics implements RelayListener {
   /** Events whose acknowledgement was refused because another relay took them over: {@value}. */
   public static final String LEASE_LOST = "outboxkit.relay.lease.lost";
 
+  /**
+   * Send threads left behind in a transport call that ignored the relay's interrupt after {@code
+   * sendTimeout}: {@value}. Above zero, the transport needs a deadline of its own.
+   */
+  public static final String SEND_ABANDONED = "outboxkit.relay.send.abandoned";
+
   /** Time from an event's occurrence to its publication: {@value}. */
   public static final String LAG = "outboxkit.relay.lag";
 
@@ -105,6 +111,7 @@ public final class OutboxMetrics implements RelayListener {
   private final Counter expired;
   private final Counter unavailable;
   private final Counter leaseLost;
+  private final Counter sendAbandoned;
   private final Timer lag;
   private final Timer claim;
   private final Timer send;
@@ -122,6 +129,12 @@ public final class OutboxMetrics implements RelayListener {
     expired = counter(r, EXPIRED, "Events expired before they could be sent", tags);
     unavailable = counter(r, UNAVAILABLE, "Transport outages met", tags);
     leaseLost = counter(r, LEASE_LOST, "Events taken over by another relay", tags);
+    sendAbandoned =
+        counter(
+            r,
+            SEND_ABANDONED,
+            "Send threads stuck in a transport that ignored its interrupt",
+            tags);
     lag = timer(r, LAG, "From an event's occurrence to its publication", tags);
     claim = timer(r, CLAIM, "Claim transaction per batch", tags);
     send = timer(r, SEND, "Transport time per batch", tags);
@@ -230,6 +243,11 @@ public final class OutboxMetrics implements RelayListener {
   @Override
   public void leaseLost(int events) {
     leaseLost.increment(events);
+  }
+
+  @Override
+  public void sendAbandoned(int stuck) {
+    sendAbandoned.increment();
   }
 
   /** Configures {@link OutboxMetrics}. */

@@ -94,6 +94,15 @@ abstract class OutboxMetricsContractTest {
   }
 
   @Test
+  void an_abandoned_send_thread_is_counted() {
+    OutboxMetrics metrics = OutboxMetrics.builder(registry).build();
+    assertThat(count(OutboxMetrics.SEND_ABANDONED)).isZero();
+    metrics.sendAbandoned(1);
+    metrics.sendAbandoned(2);
+    assertThat(count(OutboxMetrics.SEND_ABANDONED)).isEqualTo(2);
+  }
+
+  @Test
   void meters_show_a_drain_with_a_retry_and_a_dead_event() throws Exception {
     OutboxMetrics metrics =
         OutboxMetrics.builder(registry)

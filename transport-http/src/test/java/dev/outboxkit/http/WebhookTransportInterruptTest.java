@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
+import dev.outboxkit.testkit.InterruptedCall;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -15,10 +16,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -85,32 +83,17 @@ class WebhookTransportInterruptTest {
       batch.add(first(event("agg-" + i, "{\"n\":" + i + "}"))); // one aggregate each: no holds
     }
 
-    AtomicReference<List<SendResult>> results = new AtomicReference<>();
-    AtomicBoolean interruptKept = new AtomicBoolean();
-    AtomicLong returnedAt = new AtomicLong();
-    CountDownLatch returned = new CountDownLatch(1);
-    Thread caller =
-        new Thread(
-            () -> {
-              results.set(transport.sendBatch(batch));
-              returnedAt.set(System.nanoTime());
-              interruptKept.set(Thread.interrupted());
-              returned.countDown();
-            },
-            "relay-sender");
-    caller.start();
+    InterruptedCall<List<SendResult>> caller =
+        InterruptedCall.start("relay-sender", () -> transport.sendBatch(batch));
     assertThat(hanging.await(30, TimeUnit.SECONDS)).as("four requests hang").isTrue();
     int startedBeforeInterrupt = receiver.requests().size();
 
-    long interruptedAt = System.nanoTime();
     caller.interrupt();
-    assertThat(returned.await(10, TimeUnit.SECONDS)).as("sendBatch returned").isTrue();
+    List<SendResult> r = caller.await(Duration.ofSeconds(10)); // fails if sendBatch did not return
 
-    long tookMs = TimeUnit.NANOSECONDS.toMillis(returnedAt.get() - interruptedAt);
-    assertThat(tookMs).as("ms from the interrupt to the return").isLessThan(2_000);
-    assertThat(interruptKept).as("interrupt flag restored").isTrue();
+    assertThat(caller.returnedWithin()).as("interrupt to return").isLessThan(Duration.ofSeconds(2));
+    assertThat(caller.interruptKept()).as("interrupt flag restored").isTrue();
     assertThat(startedBeforeInterrupt).isEqualTo(ANSWERED + IN_FLIGHT);
-    List<SendResult> r = results.get();
     assertThat(r).hasSize(BATCH);
     Set<String> deliveredIds = new HashSet<>();
     int inFlightReasons = 0;

@@ -10,15 +10,13 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.jms.QueueReader.Received;
+import dev.outboxkit.testkit.InterruptedCall;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.activemq.ActiveMQConnectionFactory;
 import org.apache.activemq.broker.Broker;
 import org.apache.activemq.broker.BrokerFilter;
@@ -80,35 +78,20 @@ class JmsTransportInterruptTest {
     }
     List<OutboxMessage> batch = messages(events);
 
-    AtomicReference<List<SendResult>> results = new AtomicReference<>();
-    AtomicBoolean interruptKept = new AtomicBoolean();
-    AtomicLong returnedAt = new AtomicLong();
-    CountDownLatch returned = new CountDownLatch(1);
-    Thread caller =
-        new Thread(
-            () -> {
-              results.set(transport.sendBatch(batch));
-              returnedAt.set(System.nanoTime());
-              interruptKept.set(Thread.interrupted());
-              returned.countDown();
-            },
-            "relay-sender");
-    caller.start();
+    InterruptedCall<List<SendResult>> caller =
+        InterruptedCall.start("relay-sender", () -> transport.sendBatch(batch));
     assertThat(plugin.stalled.await(30, TimeUnit.SECONDS)).as("broker holds a send").isTrue();
-    awaitBlockedInFlowControl(caller);
+    awaitBlockedInFlowControl(caller.thread());
     int routedBeforeInterrupt = routed.get();
 
-    long interruptedAt = System.nanoTime();
     caller.interrupt();
-    assertThat(returned.await(10, TimeUnit.SECONDS)).as("sendBatch returned").isTrue();
+    List<SendResult> r = caller.await(Duration.ofSeconds(10)); // fails if sendBatch did not return
 
-    long tookMs = TimeUnit.NANOSECONDS.toMillis(returnedAt.get() - interruptedAt);
-    assertThat(tookMs).as("ms from the interrupt to the return").isLessThan(2_000);
-    assertThat(interruptKept).as("interrupt flag restored").isTrue();
+    assertThat(caller.returnedWithin()).as("interrupt to return").isLessThan(Duration.ofSeconds(2));
+    assertThat(caller.interruptKept()).as("interrupt flag restored").isTrue();
     assertThat(routedBeforeInterrupt).isEqualTo(STALL_AT + 1);
     assertThat(routed).as("no send started after the interrupt").hasValue(STALL_AT + 1);
     // Nothing is confirmed before the commit, and the batch never got there.
-    List<SendResult> r = results.get();
     assertThat(r).hasSize(BATCH);
     assertThat(r)
         .containsOnly(

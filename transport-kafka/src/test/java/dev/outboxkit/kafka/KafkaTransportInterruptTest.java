@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
+import dev.outboxkit.testkit.InterruptedCall;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -16,10 +17,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -89,10 +87,11 @@ class KafkaTransportInterruptTest {
             .build();
     List<OutboxMessage> batch = events.stream().map(KafkaTransportTest::message).toList();
 
-    Caller caller = new Caller(transport, batch);
+    InterruptedCall<List<SendResult>> caller =
+        InterruptedCall.start("relay-sender", () -> transport.sendBatch(batch));
     assertThat(router.waiting.await(30, TimeUnit.SECONDS)).as("router reached event 6").isTrue();
     assertThat(acked.await(30, TimeUnit.SECONDS)).as("first five acknowledged").isTrue();
-    List<SendResult> r = caller.interruptAndAwait();
+    List<SendResult> r = interruptAndAwait(caller);
 
     assertThat(r).hasSize(BATCH);
     assertThat(r.subList(0, ACKED)).containsOnly(SendResult.delivered());
@@ -134,9 +133,10 @@ class KafkaTransportInterruptTest {
     }
     List<OutboxMessage> batch = events.stream().map(KafkaTransportTest::message).toList();
 
-    Caller caller = new Caller(transport, batch);
+    InterruptedCall<List<SendResult>> caller =
+        InterruptedCall.start("relay-sender", () -> transport.sendBatch(batch));
     assertThat(router.waiting.await(30, TimeUnit.SECONDS)).as("router reached event 6").isTrue();
-    List<SendResult> r = caller.interruptAndAwait();
+    List<SendResult> r = interruptAndAwait(caller);
 
     // Nothing counts before the commit, and no commit is started after the interrupt.
     assertThat(r).hasSize(BATCH);
@@ -189,37 +189,14 @@ class KafkaTransportInterruptTest {
     }
   }
 
-  /** The relay's sender thread: calls sendBatch; the test interrupts it. */
-  private static final class Caller {
-    final AtomicReference<List<SendResult>> results = new AtomicReference<>();
-    final AtomicBoolean interruptKept = new AtomicBoolean();
-    final AtomicLong returnedAt = new AtomicLong();
-    final CountDownLatch returned = new CountDownLatch(1);
-    final Thread thread;
-
-    Caller(KafkaTransport transport, List<OutboxMessage> batch) {
-      thread =
-          new Thread(
-              () -> {
-                results.set(transport.sendBatch(batch));
-                returnedAt.set(System.nanoTime());
-                interruptKept.set(Thread.interrupted());
-                returned.countDown();
-              },
-              "relay-sender");
-      thread.start();
-    }
-
-    /** Interrupts; checks that sendBatch returned within 2 s with the flag kept. */
-    List<SendResult> interruptAndAwait() throws InterruptedException {
-      long interruptedAt = System.nanoTime();
-      thread.interrupt();
-      assertThat(returned.await(10, TimeUnit.SECONDS)).as("sendBatch returned").isTrue();
-      long tookMs = TimeUnit.NANOSECONDS.toMillis(returnedAt.get() - interruptedAt);
-      assertThat(tookMs).as("ms from the interrupt to the return").isLessThan(2_000);
-      assertThat(interruptKept).as("interrupt flag restored").isTrue();
-      return results.get();
-    }
+  /** Interrupts the sender; checks that sendBatch returned within 2 s with the flag kept. */
+  private static List<SendResult> interruptAndAwait(InterruptedCall<List<SendResult>> caller)
+      throws InterruptedException {
+    caller.interrupt();
+    List<SendResult> results = caller.await(Duration.ofSeconds(10)); // fails if it did not return
+    assertThat(caller.returnedWithin()).as("interrupt to return").isLessThan(Duration.ofSeconds(2));
+    assertThat(caller.interruptKept()).as("interrupt flag restored").isTrue();
+    return results;
   }
 
   /** Passes every call through; counts down once the callback of a successful send has run. */
