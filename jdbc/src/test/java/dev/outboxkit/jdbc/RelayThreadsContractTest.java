@@ -160,10 +160,11 @@ abstract class RelayThreadsContractTest extends DatabaseTest {
                   sendThreads.add(Thread.currentThread());
                   try {
                     release.await(); // a broker that never answers
+                    return SendResult.delivered();
                   } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                    return SendResult.unavailable("interrupted before the broker answered");
                   }
-                  return SendResult.delivered();
                 });
     // The container's scheduler thread (an EJB @Schedule method's), not the relay's.
     ExecutorService container = Executors.newSingleThreadExecutor(r -> new Thread(r, "ejb-timer"));
