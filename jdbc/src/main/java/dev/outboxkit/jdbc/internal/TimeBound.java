@@ -100,7 +100,7 @@ public final class TimeBound {
    *
    * @return the timeout it had, for {@link #restoreNetworkTimeout}; -1 where the driver has none
    */
-  int limitNetwork(Connection c) throws SQLException {
+  int limitNetwork(Connection c) {
     if (networkTimeoutUnsupported) {
       return -1;
     }
@@ -108,8 +108,16 @@ public final class TimeBound {
       int previous = c.getNetworkTimeout();
       c.setNetworkTimeout(CALLING_THREAD, networkMillis);
       return previous;
-    } catch (SQLFeatureNotSupportedException | UnsupportedOperationException e) {
-      networkTimeoutUnsupported = true; // an in-process database (H2 embedded) has no network
+    } catch (SQLFeatureNotSupportedException
+        | UnsupportedOperationException
+        | AbstractMethodError e) {
+      // An in-process database has no network; a pool or driver older than JDBC 4.1 has no such
+      // method. The server-side bounds still apply.
+      networkTimeoutUnsupported = true;
+      return -1;
+    } catch (SQLException e) {
+      // A wrapper that refuses it for this connection: the first statement tells whether the
+      // connection itself is broken.
       return -1;
     }
   }
