@@ -213,8 +213,7 @@ public abstract class SqlDialect {
    * A statement run first in each relay transaction (claim and acknowledgement), or null for none;
    * it must leave the pooled connection as it found it. On InnoDB it sets READ COMMITTED for the
    * next transaction only: the default REPEATABLE READ takes gap locks while claiming, which would
-   * stall applications inserting new events into the same index range. On PostgreSQL it lets the
-   * relay's commits skip the WAL flush wait.
+   * stall applications inserting new events into the same index range.
    */
   public final String beforeRelayTransaction() {
     return optionalStatement("beforeRelayTransaction");
@@ -224,7 +223,8 @@ public abstract class SqlDialect {
    * A statement run at the start of every transaction OutboxKit runs on its own connections (relay,
    * admin, inbox purge), right after {@link #beforeRelayTransaction()}, that bounds its time on the
    * server: each statement, each lock wait, and the idle time between statements (a client whose
-   * network died leaves a transaction idle; the server then ends it and releases its row locks).
+   * network died leaves a transaction idle; the server then ends it and releases its row locks). On
+   * PostgreSQL it also lets these commits skip the WAL flush wait, in the same round trip.
    * Every {@code ?} is the limit in milliseconds, bound as text. Null where the vendor has none.
    */
   public final String boundTransaction() {

@@ -79,26 +79,29 @@ RETURNING o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.schema_
           o.destination, o.tenant, o.payload, o.content_type, o.headers, o.occurred_at,
           o.expires_at, o.attempts, (o.expires_at <= now()) AS expired
 
--- The relay's own bookkeeping commits without waiting for the WAL flush (about 1 ms per commit
--- on ordinary disks, twice per batch, on the path from commit to publish). Safe for
--- at-least-once: a database crash can only lose the last few claims or acks, so those events
--- are claimed and sent again; nothing is marked PUBLISHED before the broker confirmed it, and
--- the application's own commits stay synchronous. Transaction-local, like the claim's pins.
--- name: beforeRelayTransaction
-SELECT set_config('synchronous_commit', 'off', true)
-
 -- Pins the claim to its cheap plan: walk the PENDING index in seq order, probe each row's
 -- aggregate with a nested loop, stop at the LIMIT. With stale statistics (a new or truncated
 -- table that suddenly holds a backlog) the planner otherwise picks a bitmap scan, a hash
 -- anti-join over every unfinished row and a sort: O(backlog) per claim, seconds per batch.
 -- The settings are transaction-local, so the connection goes back to the pool unchanged.
--- Bounds the transaction on the server, each setting transaction-local: statement_timeout and
--- lock_timeout cancel a statement (the connection stays usable), and
+-- The first statement of every transaction OutboxKit runs on its own connections (relay, admin,
+-- inbox purge), one round trip, each setting transaction-local so the connection goes back to
+-- the pool unchanged. Every ? is the statement timeout in milliseconds.
+--
+-- statement_timeout and lock_timeout cancel a statement (the connection stays usable), and
 -- idle_in_transaction_session_timeout ends the session of a client that stopped talking mid
 -- transaction (a dead network path: no FIN, no RST), releasing its row locks, which leases
 -- cannot do for a claim that never committed.
+--
+-- These transactions also commit without waiting for the WAL flush (about 1 ms per commit on
+-- ordinary disks, twice per relay batch, on the path from commit to publish). Safe for
+-- at-least-once: a database crash can only lose the last few claims, acks, replays or purges,
+-- so those events are claimed and sent again (or stay DEAD, or are purged next time); nothing
+-- is marked PUBLISHED before the broker confirmed it, and the application's own commits stay
+-- synchronous.
 -- name: boundTransaction
-SELECT set_config('statement_timeout', ?, true), set_config('lock_timeout', ?, true),
+SELECT set_config('synchronous_commit', 'off', true),
+       set_config('statement_timeout', ?, true), set_config('lock_timeout', ?, true),
        set_config('idle_in_transaction_session_timeout', ?, true)
 
 -- name: beforeClaim
