@@ -134,6 +134,7 @@ public final class OutboxRelay implements AutoCloseable {
   private volatile boolean closed;
   private volatile boolean failed;
   private volatile boolean wakeRequested;
+  private volatile boolean backingOff;
 
   /** Where a relay is in its life, for health checks: see {@link #state()}. */
   public enum State {
@@ -345,12 +346,14 @@ public final class OutboxRelay implements AutoCloseable {
 
   /**
    * Hints that events were just committed, so the background thread claims at once instead of
-   * waiting out its idle pause. Call it after your commit; it is cheap and never blocks.
+   * waiting out its idle pause. Call it after your commit; it is cheap and never blocks. Wake-ups
+   * coalesce (at most one is pending), and a pause after a transport outage or a database failure
+   * is honoured: the relay claims when it ends, not before.
    */
   public void wakeUp() {
     wakeRequested = true;
     Thread t = worker;
-    if (t != null) {
+    if (t != null && !backingOff) {
       LockSupport.unpark(t);
     }
   }
@@ -441,7 +444,7 @@ public final class OutboxRelay implements AutoCloseable {
       try {
         Duration outagePause = cycle.breaker().pauseLeft();
         if (!outagePause.isZero()) {
-          pause(outagePause);
+          backOff(outagePause);
           continue;
         }
         wakeRequested = false;
@@ -461,7 +464,7 @@ public final class OutboxRelay implements AutoCloseable {
             settings.name,
             dbPause.toMillis(),
             e.getMessage());
-        pause(dbPause);
+        backOff(dbPause);
       } catch (RuntimeException | Error e) {
         if (!running) {
           break;
@@ -472,6 +475,27 @@ public final class OutboxRelay implements AutoCloseable {
       if (Thread.interrupted() && !running) {
         break;
       }
+    }
+  }
+
+  /**
+   * Parks for {@code d} whatever {@link #wakeUp()} says (only {@link #close()} ends it early): an
+   * application that wakes the relay after every commit must not turn an outage pause into a spin
+   * or a database failure into a claim per commit. A wake-up that came meanwhile stays pending.
+   */
+  private void backOff(Duration d) {
+    backingOff = true;
+    try {
+      long deadline = System.nanoTime() + d.toNanos();
+      while (running) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return;
+        }
+        LockSupport.parkNanos(this, left);
+      }
+    } finally {
+      backingOff = false;
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.outboxkit.testkit;
 
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -44,6 +46,24 @@ public final class ThreadCensus {
       }
     }
     return started;
+  }
+
+  /**
+   * CPU time a live thread has used so far, for "a paused thread stays idle" checks (a test of a
+   * named module that does not read {@code java.management} can use it from here).
+   */
+  public static Duration cpuTime(Thread thread) {
+    return Duration.ofNanos(ManagementFactory.getThreadMXBean().getThreadCpuTime(thread.getId()));
+  }
+
+  /** The live thread whose name starts with this prefix; fails if there is none. */
+  public static Thread named(String prefix) {
+    for (Thread t : live()) {
+      if (t.isAlive() && t.getName().startsWith(prefix)) {
+        return t;
+      }
+    }
+    throw new AssertionError("no live thread named " + prefix + "…");
   }
 
   private static Set<Thread> live() {

@@ -224,8 +224,8 @@ public abstract class SqlDialect {
    * admin, inbox purge), right after {@link #beforeRelayTransaction()}, that bounds its time on the
    * server: each statement, each lock wait, and the idle time between statements (a client whose
    * network died leaves a transaction idle; the server then ends it and releases its row locks). On
-   * PostgreSQL it also lets these commits skip the WAL flush wait, in the same round trip.
-   * Every {@code ?} is the limit in milliseconds, bound as text. Null where the vendor has none.
+   * PostgreSQL it also lets these commits skip the WAL flush wait, in the same round trip. Every
+   * {@code ?} is the limit in milliseconds, bound as text. Null where the vendor has none.
    */
   public final String boundTransaction() {
     return optionalStatement("boundTransaction");
