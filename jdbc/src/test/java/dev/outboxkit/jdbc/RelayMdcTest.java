@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.slf4j.MDC;
 
@@ -124,6 +125,7 @@ class RelayMdcTest extends DatabaseTest {
     try (OutboxRelay relay = relay(transport).build()) {
       single = append(1).get(0);
       assertThat(relay.runOnce()).isEqualTo(1);
+      awaitIdleInPool(threads.get(0));
       append(3);
       assertThat(relay.runOnce()).isEqualTo(3);
     }
@@ -132,6 +134,24 @@ class RelayMdcTest extends DatabaseTest {
     assertThat(seen.get(0)).as("batch of one").isEqualTo(expected(single));
     assertThat(seen.get(1)).as("batch of three on the same pooled thread").isEmpty();
     assertThat(threads.get(1)).as("same pooled sender thread").isEqualTo(threads.get(0));
+  }
+
+  /**
+   * The send thread is back in the pool, waiting for work: the result reached the relay a moment
+   * before, so on a loaded machine the next batch could otherwise find no idle thread and get a new
+   * one, and this test would prove nothing about reuse.
+   */
+  private static void awaitIdleInPool(String threadName) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (System.nanoTime() < deadline) {
+      for (Thread t : Thread.getAllStackTraces().keySet()) {
+        if (t.getName().equals(threadName) && t.getState() == Thread.State.TIMED_WAITING) {
+          return;
+        }
+      }
+      Thread.sleep(5);
+    }
+    throw new AssertionError(threadName + " never went back to the pool");
   }
 
   @Test
