@@ -15,6 +15,10 @@ import java.util.Optional;
  *       the endpoint); quarantine it as DEAD with the reason, for an operator to replay or discard.
  *   <li>{@link #unavailable(String)}: the transport as a whole is down (broker unreachable). The
  *       event's attempt is not charged; the relay backs off and tries again later.
+ *   <li>{@link #unavailable(String, String)}: one destination is down (one webhook endpoint, one
+ *       topic), the others are not. Nothing is charged; the relay holds back only the events that
+ *       got this answer, for a pause that grows while that destination stays down, and goes on with
+ *       the rest.
  * </ul>
  */
 public final class SendResult {
@@ -27,20 +31,24 @@ public final class SendResult {
     RETRY,
     /** Event-specific permanent failure; the event is quarantined. */
     REJECT,
-    /** Transport-wide outage; nothing charged. */
+    /**
+     * An outage, of the whole transport or of one destination ({@link #scope()}); nothing charged.
+     */
     UNAVAILABLE
   }
 
-  private static final SendResult DELIVERED = new SendResult(Status.DELIVERED, null, null);
+  private static final SendResult DELIVERED = new SendResult(Status.DELIVERED, null, null, null);
 
   private final Status status;
   private final String reason;
   private final Duration retryAfter;
+  private final String scope;
 
-  private SendResult(Status status, String reason, Duration retryAfter) {
+  private SendResult(Status status, String reason, Duration retryAfter, String scope) {
     this.status = status;
     this.reason = reason;
     this.retryAfter = retryAfter;
+    this.scope = scope;
   }
 
   /** {@return the outcome for a message the broker or endpoint confirmed} */
@@ -60,7 +68,7 @@ public final class SendResult {
     if (after != null && after.isNegative()) {
       throw new IllegalArgumentException("retry delay must not be negative, was " + after);
     }
-    return new SendResult(Status.RETRY, requireReason(reason), after);
+    return new SendResult(Status.RETRY, requireReason(reason), after, null);
   }
 
   /**
@@ -70,7 +78,7 @@ public final class SendResult {
    * @return a reject outcome: the event goes to DEAD at once, whatever its remaining attempts
    */
   public static SendResult reject(String reason) {
-    return new SendResult(Status.REJECT, requireReason(reason), null);
+    return new SendResult(Status.REJECT, requireReason(reason), null, null);
   }
 
   /**
@@ -80,7 +88,28 @@ public final class SendResult {
    * @return an unavailable outcome: the relay backs off and the event keeps its attempt budget
    */
   public static SendResult unavailable(String reason) {
-    return new SendResult(Status.UNAVAILABLE, requireReason(reason), null);
+    return new SendResult(Status.UNAVAILABLE, requireReason(reason), null, null);
+  }
+
+  /**
+   * One destination of the transport cannot take events now; the others can. The attempt is not
+   * charged, and only this event is held back (with every other event answered for the same scope),
+   * so one tenant's dead endpoint never stops another tenant's events.
+   *
+   * @param reason why, for logs; no secrets
+   * @param scope what is down, the same text for every event it concerns, e.g. {@code "webhook
+   *     endpoint https://a.example/hooks"} or {@code "kafka topic orders"}; no secrets (it is
+   *     logged)
+   * @return an unavailable outcome about that destination
+   */
+  public static SendResult unavailable(String reason, String scope) {
+    Objects.requireNonNull(scope, "scope");
+    if (scope.isBlank()) {
+      throw new IllegalArgumentException(
+          "scope must not be blank; use unavailable(reason) for an"
+              + " outage of the whole transport");
+    }
+    return new SendResult(Status.UNAVAILABLE, requireReason(reason), null, scope);
   }
 
   private static String requireReason(String reason) {
@@ -108,6 +137,14 @@ public final class SendResult {
     return Optional.ofNullable(retryAfter);
   }
 
+  /**
+   * {@return the destination an unavailable outcome is about; empty for an outage of the whole
+   * transport, and for every other outcome}
+   */
+  public Optional<String> scope() {
+    return Optional.ofNullable(scope);
+  }
+
   @Override
   public boolean equals(Object o) {
     if (!(o instanceof SendResult)) {
@@ -116,18 +153,24 @@ public final class SendResult {
     SendResult r = (SendResult) o;
     return status == r.status
         && Objects.equals(reason, r.reason)
-        && Objects.equals(retryAfter, r.retryAfter);
+        && Objects.equals(retryAfter, r.retryAfter)
+        && Objects.equals(scope, r.scope);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(status, reason, retryAfter);
+    return Objects.hash(status, reason, retryAfter, scope);
   }
 
   @Override
   public String toString() {
     return reason == null
         ? status.name()
-        : status + "(" + reason + (retryAfter == null ? "" : ", after " + retryAfter) + ")";
+        : status
+            + "("
+            + reason
+            + (retryAfter == null ? "" : ", after " + retryAfter)
+            + (scope == null ? "" : ", scope " + scope)
+            + ")";
   }
 }

@@ -3,6 +3,7 @@ package dev.outboxkit.jdbc;
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.Transport;
 import dev.outboxkit.jdbc.internal.Backoff;
+import dev.outboxkit.jdbc.internal.DestinationOutages;
 import dev.outboxkit.jdbc.internal.NotificationListener;
 import dev.outboxkit.jdbc.internal.OutageBreaker;
 import dev.outboxkit.jdbc.internal.RelayCycle;
@@ -185,6 +186,8 @@ public final class OutboxRelay implements AutoCloseable {
             b.transport,
             new Backoff(b.retryInitial, b.retryMax, random),
             new OutageBreaker(b.clock, new Backoff(b.outageInitial, b.outageMax, random)),
+            new DestinationOutages(
+                b.clock, new Backoff(b.outageInitial, b.outageMax, random), random),
             b.listener,
             sender,
             () -> closed,

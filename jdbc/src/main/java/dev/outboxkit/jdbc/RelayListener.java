@@ -100,4 +100,15 @@ public interface RelayListener {
    * @param stuck send threads abandoned and still stuck now, this one included
    */
   default void sendAbandoned(int stuck) {}
+
+  /**
+   * One destination of the transport was unavailable ({@code SendResult.unavailable(reason,
+   * scope)}, e.g. one webhook endpoint of several): its events of this round are held back,
+   * uncharged, while the relay goes on with the others.
+   *
+   * @param scope the destination, as the transport named it
+   * @param events events of this round held back
+   * @param pause the longest hold of them; it grows while the destination stays down
+   */
+  default void destinationUnavailable(String scope, int events, Duration pause) {}
 }

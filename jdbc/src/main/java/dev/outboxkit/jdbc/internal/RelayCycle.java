@@ -10,7 +10,9 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -33,8 +35,14 @@ import org.slf4j.LoggerFactory;
  *       too, so an outage never burns attempt budgets;
  *   <li>while the breaker probes with single events, a retry or unavailable is not charged but
  *       delays that event, so the next probe tries another one: no single event can keep the relay
- *       paused.
+ *       paused;
+ *   <li>a send cut off by its time limit or by close: what the transport confirmed is PUBLISHED,
+ *       the rest PENDING again at once, not charged (see {@link Sender}).
  * </ul>
+ *
+ * <p>{@code attempts} counts only charged failures; the claim itself charges nothing, and a lease
+ * that ran out (a relay that died or stalled, maybe after delivering) is counted apart in {@code
+ * lease_losses}, which quarantines an event only after {@code LEASE_LOSSES_BEFORE_DEAD} of them.
  */
 public final class RelayCycle {
   private static final Logger log = LoggerFactory.getLogger("dev.outboxkit.jdbc.OutboxRelay");
@@ -44,6 +52,7 @@ public final class RelayCycle {
   private final RelayStore store;
   private final Backoff retryBackoff;
   private final OutageBreaker breaker;
+  private final DestinationOutages destinations;
   private final RelayListener listener;
   private final Sender sender;
   private final BooleanSupplier stopping;
@@ -63,6 +72,7 @@ public final class RelayCycle {
       Transport transport,
       Backoff retryBackoff,
       OutageBreaker breaker,
+      DestinationOutages destinations,
       RelayListener listener,
       ExecutorService sendPool,
       BooleanSupplier stopping,
@@ -71,6 +81,7 @@ public final class RelayCycle {
     this.store = store;
     this.retryBackoff = retryBackoff;
     this.breaker = breaker;
+    this.destinations = destinations;
     this.listener = listener;
     this.sender =
         new Sender(
@@ -224,6 +235,8 @@ public final class RelayCycle {
     round.sendTime = Duration.ofNanos(System.nanoTime() - sendStart);
     round.interrupted = outcome.interrupted;
     List<SendResult> results = treatUniformFailureAsOutage(outcome.results);
+    Map<String, DestinationOutages.Trip> downThisRound = new LinkedHashMap<>();
+    Map<String, Integer> heldPerDestination = new LinkedHashMap<>();
 
     for (int i = 0; i < sendable.size(); i++) {
       ClaimedEvent c = sendable.get(i);
@@ -249,6 +262,16 @@ public final class RelayCycle {
           }
           break;
         case UNAVAILABLE:
+          String scope = r.scope().orElse(null);
+          if (scope != null && !outcome.interrupted && !outcome.timedOut) {
+            // One destination is down, not the transport: hold back this event only, uncharged,
+            // and go on with the others. The transport answered, so it is not an outage.
+            DestinationOutages.Trip trip = downThisRound.computeIfAbsent(scope, destinations::trip);
+            round.acks.add(Ack.retry(c.seq(), Micros.of(trip.hold()), reason(r), false));
+            heldPerDestination.merge(scope, 1, Integer::sum);
+            round.answered = true;
+            break;
+          }
           if (probing && !outcome.interrupted) {
             // Hold the probed event back a while (uncharged), so the next probe tries another
             // one: an event that alone looks like an outage must not wedge every probe.
@@ -263,7 +286,30 @@ public final class RelayCycle {
           throw new AssertionError(r.status());
       }
     }
+    downThisRound.forEach(
+        (scope, trip) -> reportDestinationDown(scope, trip, heldPerDestination.get(scope), round));
     return round;
+  }
+
+  private void reportDestinationDown(
+      String scope, DestinationOutages.Trip trip, int held, Round round) {
+    if (trip.started) {
+      log.warn(
+          "[{}] {} unavailable: holding back its {} events up to {} ms (uncharged, and again while"
+              + " it stays down); other destinations go on",
+          settings.name,
+          scope,
+          held,
+          trip.cap.toMillis());
+    } else {
+      log.debug(
+          "[{}] {} still unavailable: {} events held back up to {} ms",
+          settings.name,
+          scope,
+          held,
+          trip.cap.toMillis());
+    }
+    round.notices.add(() -> listener.destinationUnavailable(scope, held, trip.cap));
   }
 
   private void reclaimIfDue() throws SQLException {
