@@ -100,12 +100,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Per-endpoint circuit breaker.</b> When every request of a batch to one endpoint fails as an
  * outage, all of that endpoint's events in the batch are answered {@link
- * SendResult#unavailable(String)} (no attempt charged) and the breaker opens for {@link
- * Builder#circuitOpenDuration} (longer if a 503 asked for it). While open, its events are answered
- * unavailable without a request. Then one request probes; if the endpoint answers at all, it
- * closes. Other endpoints are unaffected. Within a batch, once an endpoint has failed as an outage
- * and never answered, no new request is started to it until those in flight complete, so a dead
- * endpoint costs about one timeout per batch, not one per event.
+ * SendResult#unavailable(String, String)} with the scope {@code "webhook endpoint <url>"} (no
+ * attempt charged; the relay holds back that endpoint's events only and goes on with the others)
+ * and the breaker opens for {@link Builder#circuitOpenDuration} (longer if a 503 asked for it).
+ * While open, its events are answered unavailable without a request. Then one request probes; if
+ * the endpoint answers at all, it closes. Other endpoints are unaffected. Within a batch, once an
+ * endpoint has failed as an outage and never answered, no new request is started to it until those
+ * in flight complete, so a dead endpoint costs about one timeout per batch, not one per event.
  *
  * <p><b>Order and concurrency.</b> Events of one aggregate ({@code aggregateType}, {@code
  * aggregateId}) are sent one after another in batch order; different aggregates are sent
@@ -477,6 +478,14 @@ public final class WebhookTransport implements Transport {
     }
 
     /**
+     * This endpoint's outage, as an answer about it alone: the relay holds back its events and goes
+     * on with the other endpoints' ({@code SendResult.unavailable(reason, scope)}).
+     */
+    SendResult down(String reason) {
+      return SendResult.unavailable(reason, "webhook endpoint " + display);
+    }
+
+    /**
      * How many requests may be in flight now: none while the endpoint has failed as an outage and
      * never answered (wait for those in flight), one while probing a half-open breaker.
      */
@@ -733,7 +742,7 @@ public final class WebhookTransport implements Transport {
         if (run.refusal != null) {
           results[i] = SendResult.reject(run.refusal);
         } else if (unavailable != null) {
-          results[i] = SendResult.unavailable(unavailable);
+          results[i] = run.down(unavailable);
         } else {
           if (front) {
             run.parked.addFirst(c);
@@ -1046,7 +1055,7 @@ public final class WebhookTransport implements Transport {
             if (r != null
                 && (r.status() == SendResult.Status.RETRY
                     || r.status() == SendResult.Status.UNAVAILABLE)) {
-              results[i] = SendResult.unavailable(reason);
+              results[i] = run.down(reason);
             }
           }
         } else if (run.responsive) {
@@ -1074,10 +1083,13 @@ public final class WebhookTransport implements Transport {
                 + "/"
                 + failed.aggregateId()
                 + " was not delivered";
+        SendResult blocking = results[b];
         results[i] =
-            results[b].status() == SendResult.Status.UNAVAILABLE
-                ? SendResult.unavailable(reason)
-                : SendResult.retry(reason, null);
+            blocking.status() != SendResult.Status.UNAVAILABLE
+                ? SendResult.retry(reason, null)
+                : blocking.scope().isPresent()
+                    ? runOf[b].down(reason)
+                    : SendResult.unavailable(reason);
       }
     }
   }

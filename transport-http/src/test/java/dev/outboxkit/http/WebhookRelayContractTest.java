@@ -17,6 +17,9 @@ import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.TestDatabases;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -225,6 +228,89 @@ abstract class WebhookRelayContractTest {
         counters.retried.get(),
         counters.unavailable.get(),
         counters.recovered.get());
+  }
+
+  @Test
+  void one_tenants_dead_endpoint_never_holds_up_another_tenants_events() throws Exception {
+    Receiver healthy = new Receiver(WebhookVerifier.of(SECRET));
+    toClose.add(healthy);
+    URI dead;
+    try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      dead = URI.create("http://127.0.0.1:" + closed.getLocalPort() + "/hooks"); // refuses
+    }
+    URI deadEndpoint = dead;
+    WebhookTransport transport =
+        WebhookTransport.builder(
+                e ->
+                    WebhookEndpoint.of(
+                        e.aggregateType().equals("TenantA") ? deadEndpoint : healthy.uri("/hooks"),
+                        SECRET))
+            .name("tenants")
+            .allowHttp()
+            .allowPrivateAddresses()
+            .build();
+    toClose.add(transport);
+    HikariDataSource pool = db.newDataSource(2);
+    toClose.add(pool);
+    // The default retry and outage backoff, as the multi-tenant user of the issue had them: were
+    // the dead endpoint an outage of the whole transport, its event would be the probe again and
+    // again while the pauses grow to 30 s, and tenant B would wait for minutes.
+    OutboxRelay relay =
+        OutboxRelay.builder(pool, transport)
+            .name("tenants")
+            .pollInterval(Duration.ofMillis(50))
+            .build();
+    toClose.add(relay);
+    relay.start();
+
+    appendTenant("TenantA", 1);
+    await(
+        () ->
+            queryLongQuietly("SELECT COUNT(*) FROM outbox_event WHERE last_error IS NOT NULL") == 1,
+        Duration.ofSeconds(20),
+        () -> "tenant A's event met its dead endpoint");
+    long appended = System.nanoTime();
+    appendTenant("TenantB", 20);
+    await(
+        () -> healthy.requests().size() >= 20,
+        Duration.ofSeconds(10),
+        () -> "tenant B's 20 events at its endpoint; got " + healthy.requests().size());
+    Duration took = Duration.ofNanos(System.nanoTime() - appended);
+
+    assertThat(took)
+        .as("tenant B's events were not held up by tenant A's dead endpoint")
+        .isLessThan(Duration.ofSeconds(5));
+    assertThat(count(EventStatus.PUBLISHED)).isEqualTo(20);
+    assertThat(count(EventStatus.PENDING)).as("tenant A's event waits").isEqualTo(1);
+    assertThat(queryLong("SELECT MAX(attempts) FROM outbox_event")).as("nothing charged").isZero();
+    assertThat(count(EventStatus.DEAD)).isZero();
+    log.info(
+        "[{}] tenant B's 20 events delivered {} ms after append, tenant A's endpoint refusing",
+        flavor(),
+        took.toMillis());
+  }
+
+  private long queryLongQuietly(String query) {
+    try {
+      return queryLong(query);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private void appendTenant(String tenant, int events) throws SQLException {
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      List<OutboxEvent> batch = new ArrayList<>();
+      for (int i = 0; i < events; i++) {
+        batch.add(
+            OutboxEvent.builder(tenant, tenant + "-" + i, "Invoiced")
+                .payload("{\"n\":" + i + "}")
+                .build());
+      }
+      Outbox.appendAll(c, batch);
+      c.commit();
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
