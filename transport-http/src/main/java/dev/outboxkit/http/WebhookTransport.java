@@ -76,19 +76,23 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Outcome</h2>
  *
+ * <p>Statuses are read by the {@link WebhookStatusPolicy} ({@link Builder#statusPolicy}); the table
+ * shows {@link WebhookStatusPolicy#STANDARD}, what Standard Webhooks senders do.
+ *
  * <table>
  *   <caption>How an answer becomes a {@link SendResult}</caption>
  *   <tr><th>answer</th><th>result</th></tr>
  *   <tr><td>2xx</td><td>delivered</td></tr>
- *   <tr><td>3xx (never followed)</td><td>retry</td></tr>
+ *   <tr><td>401, 403 (credentials refused)</td><td>the endpoint's outage: unavailable for that
+ *       endpoint (nothing charged, its events held back, the others flow), its circuit opens</td></tr>
+ *   <tr><td>404, 5xx (503 included)</td><td>retry; counts as an outage: when every request of
+ *       the batch to that endpoint failed so, unavailable for that endpoint</td></tr>
  *   <tr><td>410 Gone</td><td>reject</td></tr>
- *   <tr><td>429</td><td>retry after {@code Retry-After} (seconds or HTTP date, capped by
- *       {@link Builder#maxRetryAfter})</td></tr>
- *   <tr><td>408 Request Timeout</td><td>retry</td></tr>
- *   <tr><td>other 4xx</td><td>reject</td></tr>
- *   <tr><td>503</td><td>retry after {@code Retry-After}; counts as an outage</td></tr>
- *   <tr><td>other 5xx, connect error, timeout, I/O error, unresolvable host</td><td>retry;
- *       counts as an outage</td></tr>
+ *   <tr><td>every other status: 3xx (never followed), 408, 429, other 4xx</td><td>retry</td></tr>
+ *   <tr><td>any failed answer with {@code Retry-After}</td><td>the delay it asks for (seconds or
+ *       HTTP date, capped by {@link Builder#maxRetryAfter})</td></tr>
+ *   <tr><td>connect error, timeout, I/O error, unresolvable host</td><td>retry; counts as an
+ *       outage</td></tr>
  *   <tr><td>destination refused (scheme, address)</td><td>reject</td></tr>
  *   <tr><td>router returned null</td><td>reject</td></tr>
  *   <tr><td>router threw</td><td>retry</td></tr>
@@ -195,6 +199,7 @@ public final class WebhookTransport implements Transport {
   private final int maxInFlight;
   private final int maxInFlightPerEndpoint;
   private final Duration maxRetryAfter;
+  private final WebhookStatusPolicy statusPolicy;
   private final Duration circuitOpenDuration;
   private final Clock clock;
   private final AddressResolver resolver;
@@ -211,6 +216,7 @@ public final class WebhookTransport implements Transport {
     this.maxInFlight = b.maxInFlight;
     this.maxInFlightPerEndpoint = Math.min(b.maxInFlightPerEndpoint, b.maxInFlight);
     this.maxRetryAfter = b.maxRetryAfter;
+    this.statusPolicy = b.statusPolicy;
     this.circuitOpenDuration = b.circuitOpenDuration;
     this.clock = b.clock;
     this.resolver = b.resolver;
@@ -937,38 +943,55 @@ public final class WebhookTransport implements Transport {
 
     private Outcome classify(HttpResponse<Void> response, EndpointRun run) {
       int status = response.statusCode();
-      String from = "HTTP " + status + " from " + run.display;
-      if (status >= 200 && status < 300) {
+      String from = "HTTP " + status + " from " + run.display + meaning(status);
+      WebhookStatusPolicy.Verdict verdict = statusPolicy.classify(status);
+      if (verdict == null) {
+        return Outcome.answered(
+            SendResult.retry(from + ": the status policy gave no verdict (a bug in it)", null));
+      }
+      if (verdict == WebhookStatusPolicy.Verdict.DELIVERED) {
         return Outcome.answered(SendResult.delivered());
       }
+      if (verdict == WebhookStatusPolicy.Verdict.REJECT) {
+        return Outcome.answered(SendResult.reject(from));
+      }
+      Duration after =
+          RetryAfter.parse(
+              response.headers().firstValue("retry-after").orElse(null),
+              clock.instant(),
+              maxRetryAfter);
+      switch (verdict) {
+        case ENDPOINT_DOWN:
+          return Outcome.outage(run.down(from), after);
+        case ENDPOINT_FAILING:
+          return Outcome.outage(SendResult.retry(from, after), after);
+        default:
+          return Outcome.answered(SendResult.retry(from, after));
+      }
+    }
+
+    /** What a status usually means, for the reason an operator reads. */
+    private String meaning(int status) {
       if (status >= 300 && status < 400) {
-        return Outcome.answered(
-            SendResult.retry(from + ": redirect not followed; fix the endpoint URL", null));
+        return ": redirect not followed; fix the endpoint URL";
       }
-      if (status == 410) {
-        return Outcome.answered(SendResult.reject(from + ": endpoint gone"));
+      switch (status) {
+        case 401:
+        case 403:
+          return ": credentials refused";
+        case 404:
+          return ": not found";
+        case 408:
+          return ": request timeout";
+        case 410:
+          return ": endpoint gone";
+        case 429:
+          return ": rate limited";
+        case 503:
+          return ": service unavailable";
+        default:
+          return "";
       }
-      if (status == 429 || status == 503) {
-        Duration after =
-            RetryAfter.parse(
-                response.headers().firstValue("retry-after").orElse(null),
-                clock.instant(),
-                maxRetryAfter);
-        return status == 429
-            ? Outcome.answered(SendResult.retry(from + ": rate limited", after))
-            : Outcome.outage(SendResult.retry(from + ": service unavailable", after), after);
-      }
-      if (status == 408) {
-        // The receiver gave up waiting for the request: transient, like a timeout on our side.
-        return Outcome.answered(SendResult.retry(from + ": request timeout", null));
-      }
-      if (status >= 400 && status < 500) {
-        return Outcome.answered(SendResult.reject(from + ": request refused"));
-      }
-      if (status >= 500 && status < 600) {
-        return Outcome.outage(SendResult.retry(from, null), null);
-      }
-      return Outcome.answered(SendResult.retry(from + ": unexpected status", null));
     }
 
     private Outcome classify(Exception failure, EndpointRun run) {
@@ -1104,6 +1127,7 @@ public final class WebhookTransport implements Transport {
     private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
     private int maxInFlightPerEndpoint = DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT;
     private Duration maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
+    private WebhookStatusPolicy statusPolicy = WebhookStatusPolicy.STANDARD;
     private Duration circuitOpenDuration = DEFAULT_CIRCUIT_OPEN_DURATION;
     private Clock clock = Clock.systemUTC();
     private AddressResolver resolver = AddressResolver.system();
@@ -1203,6 +1227,19 @@ public final class WebhookTransport implements Transport {
             "maxInFlightPerEndpoint must be between 1 and 256, was " + max);
       }
       this.maxInFlightPerEndpoint = max;
+      return this;
+    }
+
+    /**
+     * How answers are read, status by status; {@link WebhookStatusPolicy#STANDARD} unless set (only
+     * 2xx delivers; 401/403 are the endpoint's outage, 404 and 5xx its failures, 410 rejects, every
+     * other status is retried).
+     *
+     * @param policy status to verdict, e.g. one that rejects a 422 your receiver never accepts
+     * @return this builder
+     */
+    public Builder statusPolicy(WebhookStatusPolicy policy) {
+      this.statusPolicy = Objects.requireNonNull(policy, "statusPolicy");
       return this;
     }
 

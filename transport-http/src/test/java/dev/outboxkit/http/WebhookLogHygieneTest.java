@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * What an operator's log shows of a failing event: its id, never its payload, its header values or
  * the signing secret. Everything the relay and the real webhook transport log at every level (TRACE
  * included, whatever the file log's level) is captured while an event is retried after a 500 and
- * then quarantined as DEAD after a 400. A second, healthy event shares the first batch: a batch
- * whose every request fails counts as an endpoint outage, not as this event's failure.
+ * then quarantined as DEAD after a 410 Gone. A second, healthy event shares the first batch: a
+ * batch whose every request fails counts as an endpoint outage, not as this event's failure.
  */
 class WebhookLogHygieneTest {
 
@@ -66,7 +66,7 @@ class WebhookLogHygieneTest {
             }
             return requests.incrementAndGet() == 1
                 ? Receiver.Reply.status(500, "x-echo", marker)
-                : Receiver.Reply.status(400, "x-echo", marker);
+                : Receiver.Reply.status(410, "x-echo", marker);
           });
       try (Connection c = db.connect()) {
         OutboxSchema.create(c);
@@ -89,7 +89,7 @@ class WebhookLogHygieneTest {
           Thread.sleep(10);
         }
       }
-      assertThat(requests).as("a 500, then the 400").hasValue(2);
+      assertThat(requests).as("a 500, then the 410").hasValue(2);
 
       List<LogCapture.Line> lines = capture.lines().subList(controlLines, capture.lines().size());
       String id = event.id().toString();

@@ -38,6 +38,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -53,6 +54,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.opentest4j.TestAbortedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -288,6 +291,54 @@ abstract class WebhookRelayContractTest {
         "[{}] tenant B's 20 events delivered {} ms after append, tenant A's endpoint refusing",
         flavor(),
         took.toMillis());
+  }
+
+  @ParameterizedTest(name = "HTTP {0} for 2 s")
+  @ValueSource(ints = {401, 403, 404})
+  void an_endpoint_refusing_for_a_while_loses_nothing_and_holds_up_no_other(int status)
+      throws Exception {
+    long refuseUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+    Receiver flaky =
+        new Receiver(WebhookVerifier.of(SECRET))
+            .respond(
+                r -> System.nanoTime() < refuseUntil ? Reply.status(status) : Reply.status(204));
+    Receiver healthy = new Receiver(WebhookVerifier.of(SECRET));
+    toClose.add(flaky);
+    toClose.add(healthy);
+    WebhookTransport transport =
+        WebhookTransport.builder(
+                e ->
+                    WebhookEndpoint.of(
+                        (e.aggregateType().equals("TenantA") ? flaky : healthy).uri("/hooks"),
+                        SECRET))
+            .name("flaky-" + status)
+            .allowHttp()
+            .allowPrivateAddresses()
+            .circuitOpenDuration(Duration.ofMillis(300))
+            .build();
+    toClose.add(transport);
+    HikariDataSource pool = db.newDataSource(2);
+    toClose.add(pool);
+    OutboxRelay relay =
+        OutboxRelay.builder(pool, transport)
+            .name("flaky-" + status)
+            .maxAttempts(2)
+            .pollInterval(Duration.ofMillis(50))
+            .outageBackoff(Duration.ofMillis(200), Duration.ofSeconds(1))
+            .build();
+    toClose.add(relay);
+    relay.start();
+
+    appendTenant("TenantA", 10);
+    appendTenant("TenantB", 10);
+    await(
+        () -> healthy.requests().size() >= 10,
+        Duration.ofSeconds(5),
+        () -> "the healthy endpoint's events while the other answers " + status);
+    awaitCount(EventStatus.PUBLISHED, 20, Duration.ofSeconds(30));
+
+    assertThat(count(EventStatus.DEAD)).as("nothing DEAD, with maxAttempts 2").isZero();
+    assertThat(flaky.requests()).as("the refused requests were tried again").hasSizeGreaterThan(10);
   }
 
   private long queryLongQuietly(String query) {

@@ -162,16 +162,40 @@ class WebhookTransportTest {
   }
 
   @Test
-  void rejects_an_event_the_receiver_refuses_for_a_wrong_secret() {
+  void a_receiver_refusing_the_signature_is_that_endpoints_outage_not_poison() {
+    // An expired or rotated secret: every event of the endpoint would fail the same way. It is
+    // the endpoint's outage (nothing charged, its events held back), never DEAD on the first try.
     transport.close();
     transport = transport(WebhookEndpoint.of(receiver.uri("/hooks"), OTHER_SECRET)).build();
 
     SendResult r =
         transport.sendBatch(firstAttempts(event("o-1", "{}"), event("o-2", "{}"))).get(0);
 
-    assertThat(r.status()).isEqualTo(Status.REJECT);
-    assertThat(r.reason()).hasValueSatisfying(s -> assertThat(s).contains("HTTP 401"));
+    assertThat(r.status()).isEqualTo(Status.UNAVAILABLE);
+    assertThat(r.scope()).hasValue("webhook endpoint " + receiver.uri("/hooks"));
+    assertThat(r.reason())
+        .hasValueSatisfying(s -> assertThat(s).contains("HTTP 401").contains("credentials"));
     assertThat(receiver.requests().get(0).refusal()).startsWith("NO_MATCHING_SIGNATURE");
+  }
+
+  @Test
+  void a_status_policy_reads_statuses_its_own_way() {
+    transport.close();
+    transport =
+        transport(WebhookEndpoint.of(receiver.uri("/hooks"), SECRET))
+            .statusPolicy(
+                status ->
+                    status == 422
+                        ? WebhookStatusPolicy.Verdict.REJECT
+                        : WebhookStatusPolicy.STANDARD.classify(status))
+            .build();
+
+    List<SendResult> results =
+        transport.sendBatch(firstAttempts(event("o-0", "{}"), event("o-1", "{}", "422")));
+
+    assertThat(results.get(0)).isEqualTo(SendResult.delivered());
+    assertThat(results.get(1).status()).isEqualTo(Status.REJECT);
+    assertThat(results.get(1).reason().orElseThrow()).contains("HTTP 422");
   }
 
   @ParameterizedTest(name = "HTTP {0} -> {1}")
@@ -185,15 +209,15 @@ class WebhookTransportTest {
     "302, RETRY",
     "307, RETRY",
     "308, RETRY",
-    "400, REJECT",
-    "401, REJECT",
-    "403, REJECT",
-    "404, REJECT",
+    "400, RETRY",
+    "401, UNAVAILABLE",
+    "403, UNAVAILABLE",
+    "404, RETRY",
     "408, RETRY",
-    "409, REJECT",
+    "409, RETRY",
     "410, REJECT",
-    "413, REJECT",
-    "422, REJECT",
+    "413, RETRY",
+    "422, RETRY",
     "429, RETRY",
     "500, RETRY",
     "502, RETRY",
