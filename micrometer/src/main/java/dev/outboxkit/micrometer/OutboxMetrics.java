@@ -75,6 +75,12 @@ public final class OutboxMetrics implements RelayListener {
    */
   public static final String SEND_ABANDONED = "outboxkit.relay.send.abandoned";
 
+  /**
+   * Events held back because their destination alone was unavailable (one webhook endpoint of
+   * several), tagged {@code destination}: {@value}. The other destinations' events flow meanwhile.
+   */
+  public static final String DESTINATION_UNAVAILABLE = "outboxkit.relay.destination.unavailable";
+
   /** Time from an event's occurrence to its publication: {@value}. */
   public static final String LAG = "outboxkit.relay.lag";
 
@@ -112,6 +118,8 @@ public final class OutboxMetrics implements RelayListener {
   private final Counter unavailable;
   private final Counter leaseLost;
   private final Counter sendAbandoned;
+  private final MeterRegistry registry;
+  private final Tags tags;
   private final Timer lag;
   private final Timer claim;
   private final Timer send;
@@ -123,6 +131,8 @@ public final class OutboxMetrics implements RelayListener {
   private OutboxMetrics(Builder b) {
     MeterRegistry r = b.registry;
     Tags tags = b.tags;
+    this.registry = r;
+    this.tags = tags;
     published = counter(r, PUBLISHED, "Events published", tags);
     retried = counter(r, RETRIED, "Failed sends that will be retried", tags);
     dead = counter(r, DEAD, "Events quarantined as DEAD", tags);
@@ -248,6 +258,18 @@ public final class OutboxMetrics implements RelayListener {
   @Override
   public void sendAbandoned(int stuck) {
     sendAbandoned.increment();
+  }
+
+  @Override
+  public void destinationUnavailable(String scope, int events, Duration pause) {
+    // One counter per destination the relay met down: a bounded set (endpoints, topics), and the
+    // tag an operator alerts on.
+    Counter.builder(DESTINATION_UNAVAILABLE)
+        .description("Events held back because their destination alone was unavailable")
+        .tags(tags)
+        .tag("destination", scope)
+        .register(registry)
+        .increment(events);
   }
 
   /** Configures {@link OutboxMetrics}. */

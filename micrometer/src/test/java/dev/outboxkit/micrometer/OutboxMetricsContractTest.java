@@ -103,6 +103,33 @@ abstract class OutboxMetricsContractTest {
   }
 
   @Test
+  void events_held_back_for_a_down_destination_are_counted_per_destination() {
+    OutboxMetrics metrics = OutboxMetrics.builder(registry).tag("relay", "tenants").build();
+    metrics.destinationUnavailable(
+        "webhook endpoint https://a.example/hooks", 3, Duration.ofSeconds(1));
+    metrics.destinationUnavailable(
+        "webhook endpoint https://a.example/hooks", 2, Duration.ofSeconds(2));
+    metrics.destinationUnavailable(
+        "webhook endpoint https://b.example/hooks", 1, Duration.ofSeconds(1));
+
+    assertThat(
+            registry
+                .get(OutboxMetrics.DESTINATION_UNAVAILABLE)
+                .tag("destination", "webhook endpoint https://a.example/hooks")
+                .tag("relay", "tenants")
+                .counter()
+                .count())
+        .isEqualTo(5);
+    assertThat(
+            registry
+                .get(OutboxMetrics.DESTINATION_UNAVAILABLE)
+                .tag("destination", "webhook endpoint https://b.example/hooks")
+                .counter()
+                .count())
+        .isEqualTo(1);
+  }
+
+  @Test
   void meters_show_a_drain_with_a_retry_and_a_dead_event() throws Exception {
     OutboxMetrics metrics =
         OutboxMetrics.builder(registry)
