@@ -2,15 +2,12 @@ package dev.outboxkit.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
-import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.jdbc.RelayListener;
 import dev.outboxkit.kafka.KafkaEvents;
 import dev.outboxkit.kafka.KafkaTestBroker;
-import dev.outboxkit.kafka.KafkaTransport;
 import dev.outboxkit.testkit.JdbcUrlServer;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -95,24 +92,7 @@ abstract class DatabaseCrashTest extends FaultTest {
     List<OutboxEvent> events = append(EVENTS, 1_000, i -> event(type, i, 500));
     long logMark = TestLog.mark();
     Acks acks = new Acks();
-    for (int r = 1; r <= 2; r++) {
-      String name = "crash-" + r;
-      HikariDataSource pool = closeLater(coordinates().pool(name, 3, null));
-      KafkaTransport kafka =
-          closeLater(
-              KafkaTransports.create(broker.bootstrapServers(), name, Duration.ofSeconds(3)));
-      OutboxRelay relay =
-          closeLater(
-              OutboxRelay.builder(pool, kafka)
-                  .name(name)
-                  .batchSize(100)
-                  .pollInterval(Duration.ofMillis(100))
-                  .leaseDuration(Duration.ofSeconds(8))
-                  .sendTimeout(Duration.ofSeconds(3))
-                  .listener(acks)
-                  .build());
-      relay.start();
-    }
+    startTwoKafkaRelays("crash", null, acks);
 
     List<Crash> crashes = new ArrayList<>();
     for (int k = 0; k < CRASHES; k++) {

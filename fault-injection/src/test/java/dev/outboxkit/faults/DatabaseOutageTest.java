@@ -2,13 +2,10 @@ package dev.outboxkit.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
-import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.kafka.KafkaEvents;
 import dev.outboxkit.kafka.KafkaTestBroker;
-import dev.outboxkit.kafka.KafkaTransport;
 import dev.outboxkit.testkit.Flavor;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -57,25 +54,7 @@ abstract class DatabaseOutageTest extends FaultTest {
     String tag = unique("okfi_cut_").toLowerCase(Locale.ROOT);
     long logMark = TestLog.mark();
     RelayCounters counters = new RelayCounters();
-    for (int r = 1; r <= 2; r++) {
-      String name = "cut-" + r;
-      HikariDataSource pool = closeLater(coordinates().pool(name, 3, tag));
-      KafkaTransport kafka =
-          closeLater(
-              KafkaTransports.create(broker.bootstrapServers(), name, Duration.ofSeconds(3)));
-      OutboxRelay relay =
-          closeLater(
-              OutboxRelay.builder(pool, kafka)
-                  .name(name)
-                  // Small batches: more transactions for the cuts to land in.
-                  .batchSize(100)
-                  .pollInterval(Duration.ofMillis(100))
-                  .leaseDuration(Duration.ofSeconds(8))
-                  .sendTimeout(Duration.ofSeconds(3))
-                  .listener(counters)
-                  .build());
-      relay.start();
-    }
+    startTwoKafkaRelays("cut", tag, counters);
 
     int rounds = 0;
     int cut = 0;

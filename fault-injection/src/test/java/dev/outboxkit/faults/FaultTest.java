@@ -1,10 +1,15 @@
 package dev.outboxkit.faults;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.Outbox;
 import dev.outboxkit.jdbc.OutboxAdmin;
+import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.OutboxSchema;
+import dev.outboxkit.jdbc.RelayListener;
+import dev.outboxkit.kafka.KafkaTestBroker;
+import dev.outboxkit.kafka.KafkaTransport;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.TestDatabases;
@@ -130,6 +135,34 @@ abstract class FaultTest {
 
   protected String database() {
     return flavor() == Flavor.POSTGRES ? "Postgres" : "MariaDB";
+  }
+
+  /**
+   * Starts two relays, {@code <prefix>-1} and {@code <prefix>-2}, each with its own pool (tagged
+   * for {@link DbCoordinates#pool}) and Kafka producer, draining to the shared broker in small
+   * batches (more transactions for a fault to land in) with leases short enough to recover within
+   * the test.
+   */
+  protected void startTwoKafkaRelays(String prefix, String poolTag, RelayListener listener) {
+    KafkaTestBroker broker = KafkaTestBroker.shared();
+    for (int r = 1; r <= 2; r++) {
+      String name = prefix + "-" + r;
+      HikariDataSource pool = closeLater(coordinates().pool(name, 3, poolTag));
+      KafkaTransport kafka =
+          closeLater(
+              KafkaTransports.create(broker.bootstrapServers(), name, Duration.ofSeconds(3)));
+      OutboxRelay relay =
+          closeLater(
+              OutboxRelay.builder(pool, kafka)
+                  .name(name)
+                  .batchSize(100)
+                  .pollInterval(Duration.ofMillis(100))
+                  .leaseDuration(Duration.ofSeconds(8))
+                  .sendTimeout(Duration.ofSeconds(3))
+                  .listener(listener)
+                  .build());
+      relay.start();
+    }
   }
 
   // ------------------------------------------------------------------------------------ events
