@@ -143,11 +143,12 @@ import org.slf4j.LoggerFactory;
  *       configuration problem once per burst: at the first such batch, and again only after a
  *       batch got through in between</td></tr>
  *   <tr><td>{@code TopicAuthorizationException}, any other {@code AuthorizationException}</td>
- *       <td>reject, and logged at ERROR as a configuration problem</td></tr>
+ *       <td>unavailable for that topic only ({@link SendResult#scope() scope} {@code "kafka topic
+ *       <name>"}), logged at ERROR as a configuration problem</td></tr>
  *   <tr><td>topic does not exist and is not auto-created ({@code TimeoutException} "not present in
  *       metadata" caused by {@code UnknownTopicOrPartitionException})</td>
- *       <td>retry, logged at WARN: creating the topic fixes it, so the events should wait, not
- *       die</td></tr>
+ *       <td>unavailable for that topic only (scope {@code "kafka topic <name>"}), logged at WARN:
+ *       creating the topic fixes it, so the events wait, uncharged, and never go DEAD</td></tr>
  *   <tr><td>{@code TimeoutException}, {@code NetworkException}, {@code DisconnectException}, no
  *       acknowledgement by the batch deadline</td>
  *       <td>retry; but unavailable when the batch had no other kind of failure and the producer
@@ -171,8 +172,17 @@ import org.slf4j.LoggerFactory;
  * or transactional-id permission the producer needs, fails every event alike: it is an outage of
  * the transport, not a fault of any event, so the events stay PENDING without losing attempts (the
  * relay backs off and probes) and flow as soon as the configuration is fixed. A missing write
- * permission on one topic concerns only that topic's events: they are rejected (DEAD, with the
- * reason), and can be replayed once the ACL is granted.
+ * permission on one topic, or a topic that does not exist, concerns only that topic's events: the
+ * relay holds back just them, uncharged, probing with growing pauses, while the other topics keep
+ * flowing; they are delivered once the ACL is granted or the topic created. The transport remembers
+ * such a topic: until its next check (after 1 s, doubling to 60 s while it stays refused) its
+ * events are answered at once, so a missing topic does not make every batch wait {@code
+ * max.block.ms} for its metadata. In transactional mode a check that finds the topic still refused
+ * aborts that batch's transaction, so the batch's other events are retried.
+ *
+ * <p>An outage of the cluster (no broker reachable, credentials refused) is the whole transport's:
+ * a transport is one producer, so one cluster. To publish to several clusters, give each its own
+ * relay (or scope the answers in a routing transport of your own).
  */
 public final class KafkaTransport implements Transport {
   private static final Logger log = LoggerFactory.getLogger(KafkaTransport.class);

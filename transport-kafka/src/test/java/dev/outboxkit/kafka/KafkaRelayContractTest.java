@@ -231,6 +231,62 @@ abstract class KafkaRelayContractTest {
   }
 
   @Test
+  void relay_delivers_other_topics_and_charges_nothing_while_one_topic_is_missing()
+      throws Exception {
+    KafkaBroker broker = KafkaBroker.shared();
+    String ghost = KafkaTransportTest.unique("Ghost");
+    String real = KafkaTransportTest.unique("Real");
+    broker.createTopic("outbox.event." + real, 2);
+    List<OutboxEvent> ghostEvents = new ArrayList<>(appendInBusinessTransactions(ghost, 0, 20, 4));
+    List<OutboxEvent> realEvents = new ArrayList<>(appendInBusinessTransactions(real, 0, 20, 4));
+    Counters counters = new Counters();
+    // Two attempts: a single charged failure per event would already send it DEAD.
+    startRelay("r1", broker, TransportTimeouts.NORMAL, counters, 2);
+
+    awaitCount(EventStatus.PUBLISHED, 20, Duration.ofSeconds(60));
+    await(
+        () -> counters.destinationDown.get() >= 1,
+        Duration.ofSeconds(30),
+        () -> "the missing topic reported as its own outage");
+    // Appended while the topic is known missing: these flow as if nothing were wrong.
+    long appendedAt = System.nanoTime();
+    realEvents.addAll(appendInBusinessTransactions(real, 20, 20, 4));
+    awaitCount(EventStatus.PUBLISHED, 40, Duration.ofSeconds(30));
+    long latencyMs = (System.nanoTime() - appendedAt) / 1_000_000;
+    // Several rounds of holds and checks of the missing topic, each a chance to charge an event.
+    await(
+        () -> counters.destinationDown.get() >= 3,
+        Duration.ofSeconds(60),
+        () -> "three rounds met the topic missing, saw " + counters.destinationDown.get());
+    String ghostRows = "FROM outbox_event WHERE aggregate_type = '" + ghost + "'";
+    assertThat(queryLong("SELECT COUNT(*) " + ghostRows + " AND status = 'PENDING'")).isEqualTo(20);
+    assertThat(queryLong("SELECT MAX(attempts) " + ghostRows)).isZero();
+    assertThat(counters.unavailable.get()).as("no relay-wide pause").isZero();
+    assertThat(counters.retried.get()).as("nothing charged").isZero();
+
+    broker.createTopic("outbox.event." + ghost, 2);
+
+    awaitCount(EventStatus.PUBLISHED, 60, Duration.ofSeconds(90));
+    assertThat(count(EventStatus.DEAD)).isZero();
+    assertThat(queryLong("SELECT MAX(attempts) FROM outbox_event")).isZero();
+    List<ConsumerRecord<String, byte[]>> ghostRecords =
+        TopicReader.readAll(broker.bootstrapServers(), "outbox.event." + ghost);
+    assertThat(ids(ghostRecords)).isEqualTo(byId(ghostEvents).keySet());
+    assertAggregateOrder(ghostRecords, byId(ghostEvents), 4, 5);
+    assertAggregateOrder(
+        TopicReader.readAll(broker.bootstrapServers(), "outbox.event." + real),
+        byId(realEvents),
+        4,
+        10);
+    log.info(
+        "[{}] one topic missing: the other's events appended during it published within {} ms;"
+            + " {} rounds held the missing topic's events",
+        flavor(),
+        latencyMs,
+        counters.destinationDown.get());
+  }
+
+  @Test
   void relay_quarantines_oversized_events_and_delivers_the_others_when_kafka_refuses_their_size()
       throws Exception {
     KafkaBroker broker = KafkaBroker.shared();
@@ -317,6 +373,12 @@ abstract class KafkaRelayContractTest {
     final AtomicInteger recovered = new AtomicInteger();
     final AtomicInteger retried = new AtomicInteger();
     final AtomicInteger dead = new AtomicInteger();
+    final AtomicInteger destinationDown = new AtomicInteger();
+
+    @Override
+    public void destinationUnavailable(String destination, int events, Duration pause) {
+      destinationDown.incrementAndGet();
+    }
 
     @Override
     public void transportUnavailable(String reason, Duration pause) {
@@ -345,6 +407,15 @@ abstract class KafkaRelayContractTest {
    */
   private void startRelay(
       String name, KafkaBroker broker, TransportTimeouts timeouts, Counters counters) {
+    startRelay(name, broker, timeouts, counters, OutboxRelay.DEFAULT_MAX_ATTEMPTS);
+  }
+
+  private void startRelay(
+      String name,
+      KafkaBroker broker,
+      TransportTimeouts timeouts,
+      Counters counters,
+      int maxAttempts) {
     Map<String, Object> config = new HashMap<>();
     config.put("bootstrap.servers", broker.bootstrapServers());
     config.put("delivery.timeout.ms", Integer.toString(timeouts.deliveryMs));
@@ -367,6 +438,7 @@ abstract class KafkaRelayContractTest {
             .sendTimeout(timeouts.relaySendTimeout)
             .leaseDuration(Duration.ofSeconds(60))
             .outageBackoff(Duration.ofMillis(200), Duration.ofSeconds(2))
+            .maxAttempts(maxAttempts)
             .listener(counters)
             .build();
     toClose.add(relay);

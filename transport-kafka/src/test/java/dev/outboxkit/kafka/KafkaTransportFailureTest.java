@@ -18,8 +18,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
@@ -52,10 +57,10 @@ class KafkaTransportFailureTest {
         Arguments.of(new RecordTooLargeException("too big"), Status.REJECT, "too big"),
         Arguments.of(new SerializationException("bad bytes"), Status.REJECT, "bad bytes"),
         Arguments.of(new InvalidTopicException("bad topic"), Status.REJECT, "bad topic"),
-        // One topic's permission: only that topic's events can never go through.
+        // One topic's permission: that topic's outage, not the event's fault (scope below).
         Arguments.of(
             new TopicAuthorizationException(Set.of("orders")),
-            Status.REJECT,
+            Status.UNAVAILABLE,
             "permission for the topic (configuration problem)"),
         // The producer itself refused: every event would fail alike, so none is charged.
         Arguments.of(
@@ -80,7 +85,7 @@ class KafkaTransportFailureTest {
             new TimeoutException(
                 "Topic t not present in metadata after 5000 ms.",
                 new UnknownTopicOrPartitionException("unknown")),
-            Status.RETRY,
+            Status.UNAVAILABLE,
             "topic does not exist"),
         // A lone record timing out with no sign of the broker: an outage, not charged.
         Arguments.of(new TimeoutException("Expiring 1 record(s)"), Status.UNAVAILABLE, "Expiring"),
@@ -118,6 +123,48 @@ class KafkaTransportFailureTest {
     assertThat(results).extracting(SendResult::status).containsOnly(Status.UNAVAILABLE);
     // The first refusal stands for all: the others are not even handed to the producer.
     assertThat(producer.history()).isEmpty();
+  }
+
+  @Test
+  void sendBatch_answers_refused_topic_as_its_own_outage_and_skips_it_until_the_next_check() {
+    AtomicInteger refusedSends = new AtomicInteger();
+    MockProducer<String, byte[]> producer =
+        new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
+          @Override
+          public synchronized Future<RecordMetadata> send(
+              ProducerRecord<String, byte[]> record, Callback callback) {
+            if (!record.topic().equals("outbox.event.Secret")) {
+              return super.send(record, callback);
+            }
+            refusedSends.incrementAndGet();
+            TopicAuthorizationException denied = new TopicAuthorizationException(Set.of("x"));
+            callback.onCompletion(null, denied);
+            return CompletableFuture.failedFuture(denied);
+          }
+        };
+    KafkaTransport transport = KafkaTransport.builder(producer).build();
+
+    List<SendResult> first =
+        transport.sendBatch(
+            List.of(
+                message(event("Secret", "a", "A1", 10)),
+                message(event("Order", "b", "B1", 10)),
+                message(event("Secret", "c", "C1", 10))));
+    List<SendResult> second =
+        transport.sendBatch(
+            List.of(
+                message(event("Secret", "d", "D1", 10)), message(event("Order", "e", "E1", 10))));
+
+    assertThat(first.get(0).status()).isEqualTo(Status.UNAVAILABLE);
+    assertThat(first.get(0).scope()).contains("kafka topic outbox.event.Secret");
+    assertThat(first.get(1)).isEqualTo(SendResult.delivered());
+    assertThat(first.get(2).scope()).contains("kafka topic outbox.event.Secret");
+    assertThat(second.get(0)).isEqualTo(first.get(0));
+    assertThat(second.get(1)).isEqualTo(SendResult.delivered());
+    // Only the first event for the topic went to the producer: the batch's second got the same
+    // answer, and the next batch (within the first second) did not try the topic again.
+    assertThat(refusedSends).hasValue(1);
+    assertThat(producer.history()).extracting(r -> r.topic()).containsOnly("outbox.event.Order");
   }
 
   @Test

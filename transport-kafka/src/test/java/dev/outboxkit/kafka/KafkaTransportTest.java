@@ -193,7 +193,8 @@ class KafkaTransportTest {
   }
 
   @Test
-  void send_retries_with_clear_reason_when_topic_is_missing_and_auto_create_is_disabled() {
+  void send_answers_missing_topic_as_that_topics_outage_until_it_is_created()
+      throws InterruptedException {
     String type = unique("Ghost");
     String existingType = unique("Real");
     broker.createTopic("outbox.event." + existingType, 1);
@@ -209,12 +210,22 @@ class KafkaTransportTest {
                 message(event(existingType, "r", "R1", 10)),
                 message(event(type, "h", "H1", 10))));
 
-    assertThat(results.get(0).status()).isEqualTo(Status.RETRY);
+    assertThat(results.get(0).status()).isEqualTo(Status.UNAVAILABLE);
+    assertThat(results.get(0).scope()).contains("kafka topic outbox.event." + type);
     assertThat(results.get(0).reason().orElseThrow())
         .contains("topic does not exist")
         .contains("outbox.event." + type);
     assertThat(results.get(1)).isEqualTo(SendResult.delivered());
     assertThat(results.get(2)).isEqualTo(results.get(0));
+
+    broker.createTopic("outbox.event." + type, 1);
+    // Until its next check the topic is answered from memory; then its events go through.
+    SendResult again = null;
+    for (int i = 0; i < 50 && !SendResult.delivered().equals(again); i++) {
+      again = transport.send(message(event(type, "g", "G2", 10)));
+      Thread.sleep(100);
+    }
+    assertThat(again).isEqualTo(SendResult.delivered());
   }
 
   @Test

@@ -7,9 +7,11 @@ import dev.outboxkit.SendResult;
 import dev.outboxkit.kafka.internal.Classifier.Category;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,6 +60,7 @@ public final class BatchSender {
   // True from the first batch Kafka refused the credentials (or cluster permissions) for until a
   // batch gets through: the ERROR is logged once per such burst, not once per batch or probe.
   private final AtomicBoolean configurationFailing = new AtomicBoolean();
+  private final RefusedTopics refusedTopics = new RefusedTopics(System::nanoTime);
 
   /**
    * @param name for log lines
@@ -206,6 +209,11 @@ public final class BatchSender {
           fail(i, topicFailure);
           continue;
         }
+        SendResult refused = refusedTopics.answerWithoutSending(topics[i]);
+        if (refused != null) {
+          decide(i, aggregate, refused); // no metadata wait for a topic refused moments ago
+          continue;
+        }
         if (Thread.currentThread().isInterrupted()) {
           // Interrupted while the router ran: send() itself would not notice.
           stop = notSentInterrupted();
@@ -345,6 +353,7 @@ public final class BatchSender {
       boolean anyAcked = false;
       String connectivityReason = null;
       Throwable fatal = null;
+      Set<String> refusedThisBatch = new HashSet<>();
       int first = firstFailure.get();
       Throwable firstCause =
           transactional && !committed && first >= 0 && outcome.get(first) instanceof Throwable
@@ -366,6 +375,7 @@ public final class BatchSender {
         }
         if (o == ACKED) {
           anyAcked = true;
+          refusedTopics.accepted(topics[i]);
           if (committed) {
             results[i] = SendResult.delivered();
           } else if (interrupted) {
@@ -388,7 +398,10 @@ public final class BatchSender {
           if (Classifier.breaksProducer(failure) && fatal == null) {
             fatal = failure;
           }
-          results[i] = toResult(c, reason);
+          results[i] = toResult(c, reason, topics[i]);
+          if (results[i].scope().isPresent() && refusedThisBatch.add(topics[i])) {
+            refusedTopics.refused(topics[i], results[i]);
+          }
         }
       }
       // Unavailable, not retry, when the outage explains every failure: nothing but connection
@@ -428,10 +441,15 @@ public final class BatchSender {
       return list;
     }
 
-    private SendResult toResult(Category c, String reason) {
+    private SendResult toResult(Category c, String reason, String topic) {
       switch (c) {
-        case REJECT:
+        case MISSING_TOPIC:
         case REJECT_SECURITY:
+          // One topic's outage: its events wait, uncharged, and the other topics flow.
+          return topic == null
+              ? SendResult.retry(reason, null)
+              : SendResult.unavailable(reason, RefusedTopics.scope(topic));
+        case REJECT:
           return SendResult.reject(reason);
         case INTERRUPTED:
         case CONFIGURATION:
@@ -444,7 +462,6 @@ public final class BatchSender {
           return SendResult.unavailable(
               Failures.truncate(
                   reason + " (the producer given to the transport is unusable; replace it)"));
-        case MISSING_TOPIC:
         case CONNECTIVITY:
         case RETRY:
         default:
@@ -503,8 +520,8 @@ public final class BatchSender {
       if (!security.isEmpty()) {
         log.error(
             "[{}] Kafka refused the transport permission to write to topic(s) {}: a"
-                + " configuration problem; the events were rejected and can be replayed once it"
-                + " is fixed. {}",
+                + " configuration problem; their events wait, no attempt charged, until it is"
+                + " granted. {}",
             name,
             security,
             securityReason);
@@ -512,7 +529,7 @@ public final class BatchSender {
       if (!missing.isEmpty()) {
         log.warn(
             "[{}] topic(s) {} do not exist and the broker does not create them; their events"
-                + " will be retried until the topics are created",
+                + " wait, no attempt charged, until the topics are created",
             name,
             missing);
       }

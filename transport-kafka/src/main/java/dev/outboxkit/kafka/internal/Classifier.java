@@ -45,10 +45,14 @@ public final class Classifier {
     CONFIGURATION,
     /**
      * The principal may not write to this event's topic: one topic's permission, not the whole
-     * transport's. Rejected, and logged at ERROR as a configuration problem.
+     * transport's. That topic's outage (unavailable, scoped to the topic), logged at ERROR as a
+     * configuration problem.
      */
     REJECT_SECURITY,
-    /** The topic does not exist and is not being created: retry, and warn the operator. */
+    /**
+     * The topic does not exist and is not being created: that topic's outage (unavailable, scoped
+     * to the topic), and a WARN for the operator.
+     */
     MISSING_TOPIC,
     /**
      * The broker did not answer in time or the connection broke: retry, or unavailable when the
