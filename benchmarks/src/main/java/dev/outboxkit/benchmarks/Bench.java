@@ -30,6 +30,8 @@ public final class Bench {
           new DrainScenario(),
           new ListenerScenario(),
           new TableSizeScenario(),
+          new RetentionScenario(),
+          new IsolationScenario(),
           new OrderedScenario(),
           new BrokersScenario(),
           new LatencyScenario(),

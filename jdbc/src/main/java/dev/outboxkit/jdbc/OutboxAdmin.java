@@ -3,6 +3,7 @@ package dev.outboxkit.jdbc;
 import dev.outboxkit.jdbc.internal.BatchedDelete;
 import dev.outboxkit.jdbc.internal.Dialects;
 import dev.outboxkit.jdbc.internal.OutboxSql;
+import dev.outboxkit.jdbc.internal.RetentionSweep;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.jdbc.internal.TimeBound;
 import dev.outboxkit.jdbc.internal.Transactions;
@@ -250,23 +251,26 @@ public final class OutboxAdmin {
   }
 
   /**
-   * Deletes PUBLISHED and EXPIRED rows that finished longer ago than the retention, one small
-   * transaction per batch so relays and appenders are never blocked for long. PENDING, IN_FLIGHT
-   * and DEAD rows are never touched.
+   * Deletes PUBLISHED and EXPIRED rows that finished longer ago than the retention, walking the
+   * primary key in small transactions (each reads {@code purgeBatchSize} rows, deletes those past
+   * retention and locks only them) so relays and appenders are never held up. PENDING, IN_FLIGHT
+   * and DEAD rows are never touched. For scheduled retention beside running relays, see {@link
+   * OutboxRelay.Builder#retention(Duration)}.
    *
    * @param retention how long finished rows are kept, e.g. for audits or to answer "was it sent?"
    * @return rows deleted
    */
   public long purgeFinished(Duration retention) {
-    return BatchedDelete.run(
-        ds,
-        "OutboxAdmin.purgeFinished",
-        "purge finished events",
-        table.qualified(),
-        retention,
-        purgeBatchSize,
-        bound,
-        c -> sql(c).sql(sql(c).dialect().purgeFinished()));
+    if (retention == null || retention.isNegative()) {
+      throw new IllegalArgumentException("retention must be zero or positive, was " + retention);
+    }
+    try {
+      return new RetentionSweep(
+              ds, "OutboxAdmin.purgeFinished", bound, this::sql, purgeBatchSize, 0)
+          .purge(retention, null, () -> false);
+    } catch (SQLException e) {
+      throw new OutboxStorageException("purge finished events", table.qualified(), e);
+    }
   }
 
   private int updateById(String what, UUID eventId, boolean replay) {
@@ -342,8 +346,9 @@ public final class OutboxAdmin {
     }
 
     /**
-     * Sets the rows deleted per purge transaction: small batches keep each transaction, its locks
-     * and its undo short while relays and writers work on the same table.
+     * Sets the rows per purge transaction: each reads this many rows of the primary key and deletes
+     * those past retention, so each transaction, its locks and its undo stay short while relays and
+     * writers work on the same table.
      *
      * @param purgeBatchSize 1 to 100,000; default {@value OutboxAdmin#DEFAULT_PURGE_BATCH_SIZE}
      * @return this builder

@@ -10,6 +10,7 @@ import dev.outboxkit.jdbc.internal.RelayCycle;
 import dev.outboxkit.jdbc.internal.RelaySettings;
 import dev.outboxkit.jdbc.internal.RelayStore;
 import dev.outboxkit.jdbc.internal.RelayThreads;
+import dev.outboxkit.jdbc.internal.ScheduledRetention;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.jdbc.internal.TimeBound;
 import dev.outboxkit.jdbc.internal.Transactions;
@@ -23,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.DoubleSupplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -129,8 +131,10 @@ public final class OutboxRelay implements AutoCloseable {
   private final NotificationListener listener;
   private final TimeBound bound;
   private final Duration networkTimeout;
+  private final ScheduledRetention retention;
   private final Object lifecycle = new Object();
   private volatile Thread worker;
+  private volatile Thread retentionThread;
   private volatile boolean running;
   private volatile boolean closed;
   private volatile boolean failed;
@@ -196,12 +200,13 @@ public final class OutboxRelay implements AutoCloseable {
         b.listenForNotifications
             ? new NotificationListener(b.dataSource, b.table.simple(), b.name, this::wakeUp)
             : null;
+    this.retention = b.retention(store, () -> running, random);
     log.info(
         "[{}] relay configured: table={}, batchSize={}, ordered={}, pollInterval={}, lease={},"
             + " sendTimeout={}, statementTimeout={}, maxAttempts={}, retryBackoff={}..{},"
             + " outagePause={}..{},"
             + " deleteOnPublish={}, listenForNotifications={}, sendIndividually={}, transport={},"
-            + " threads={}",
+            + " threads={}, retention={}",
         b.name,
         b.table,
         b.batchSize,
@@ -219,7 +224,8 @@ public final class OutboxRelay implements AutoCloseable {
         b.listenForNotifications,
         b.sendIndividually,
         b.transport.getClass().getSimpleName(),
-        b.threadFactory == null ? "own daemon threads" : "from " + b.threadFactory);
+        b.threadFactory == null ? "own daemon threads" : "from " + b.threadFactory,
+        b.describeRetention());
   }
 
   /**
@@ -269,14 +275,19 @@ public final class OutboxRelay implements AutoCloseable {
       if (running) {
         throw new IllegalStateException("relay " + settings.name + " is already started");
       }
-      // Both threads first: a factory that refuses one leaves the relay unstarted, not half so.
+      // Every thread first: a factory that refuses one leaves the relay unstarted, not half so.
       Thread t = threads.newThread(this::loop, "worker");
       Thread l = listener == null ? null : threads.newThread(listener, "listen");
+      Thread r = retention == null ? null : threads.newThread(retention, "retention");
       running = true;
       worker = t;
+      retentionThread = r;
       t.start();
       if (l != null) {
         l.start();
+      }
+      if (r != null) {
+        r.start();
       }
       log.info("[{}] relay started", settings.name);
     }
@@ -382,6 +393,10 @@ public final class OutboxRelay implements AutoCloseable {
     if (listener != null) {
       listener.stop();
     }
+    Thread r = retentionThread;
+    if (r != null) {
+      LockSupport.unpark(r); // it ends after the window it is in, one short transaction
+    }
     if (t != null) {
       LockSupport.unpark(t);
       try {
@@ -405,8 +420,9 @@ public final class OutboxRelay implements AutoCloseable {
     sender.shutdownNow();
     try {
       sender.awaitTermination(1, TimeUnit.SECONDS);
-      // The listener notices stop() within its half-second wait and gives its connection back.
-      threads.awaitEnded(Duration.ofSeconds(1));
+      // The listener notices stop() within its half-second wait and gives its connection back;
+      // the retention thread ends after its current window.
+      threads.awaitEnded(networkTimeout.plusSeconds(1));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -543,6 +559,12 @@ public final class OutboxRelay implements AutoCloseable {
     private RelayListener listener = RelayListener.NONE;
     private Clock clock = Clock.systemUTC();
     private Random random = new Random();
+    private Duration finishedRetention;
+    private Duration deadRetention;
+    private Inbox inbox;
+    private Duration inboxRetention;
+    private Duration retentionInterval;
+    private int retentionRestPerWork = ScheduledRetention.REST_PER_WORK;
     private ThreadFactory threadFactory;
 
     private Builder(DataSource dataSource, Transport transport) {
@@ -833,6 +855,108 @@ public final class OutboxRelay implements AutoCloseable {
      */
     public Builder threadFactory(ThreadFactory threadFactory) {
       this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+      return this;
+    }
+
+    /**
+     * Purges finished rows in the background while the relay runs (default: off, rows are kept
+     * until {@link OutboxAdmin#purgeFinished} or your own job deletes them): PUBLISHED and EXPIRED
+     * rows that finished longer ago than the retention. A thread of the relay's (from the {@link
+     * #threadFactory}) walks the table's primary key every tenth of the shortest retention
+     * configured here (at least every second, at most every 5 minutes), in short transactions that
+     * each read {@link OutboxAdmin#DEFAULT_PURGE_BATCH_SIZE} rows and lock only those they delete,
+     * so claims, acknowledgements and appends are not held up. It runs only after {@link
+     * OutboxRelay#start()}; several relays on one table may all have it (they only repeat each
+     * other's reads). Each pass is reported to {@link RelayListener#purged}.
+     *
+     * @param retention how long finished rows are kept, e.g. for audits or to answer "was it
+     *     sent?"; positive
+     * @return this builder
+     */
+    public Builder retention(Duration retention) {
+      this.finishedRetention = positive("retention", retention);
+      return this;
+    }
+
+    /**
+     * Also purges DEAD rows quarantined longer ago than this (default: DEAD rows are kept until
+     * replayed or discarded, see {@link OutboxAdmin}). Runs on the retention thread of {@link
+     * #retention(Duration)}, which this starts too. In ordered mode a DEAD row holds back the rest
+     * of its aggregate; purging it lets the aggregate move on, as {@link OutboxAdmin#discard}
+     * would.
+     *
+     * @param retention how long DEAD rows are kept for inspection and replay; positive
+     * @return this builder
+     */
+    public Builder deadRetention(Duration retention) {
+      this.deadRetention = positive("deadRetention", retention);
+      return this;
+    }
+
+    /**
+     * Also purges this inbox's rows older than the retention ({@link Inbox#purgeOlderThan}, on the
+     * relay's data source), on the retention thread of {@link #retention(Duration)}, which this
+     * starts too. For a service that both publishes and consumes events in one database.
+     *
+     * @param inbox the inbox whose table lives in the relay's database
+     * @param retention longer than any redelivery can take; positive
+     * @return this builder
+     */
+    public Builder inboxRetention(Inbox inbox, Duration retention) {
+      this.inbox = Objects.requireNonNull(inbox, "inbox");
+      this.inboxRetention = positive("inboxRetention", retention);
+      return this;
+    }
+
+    /** The retention thread's task, or null when no retention is configured. */
+    private ScheduledRetention retention(
+        RelayStore store, BooleanSupplier running, DoubleSupplier random) {
+      if (finishedRetention == null && deadRetention == null && inbox == null) {
+        return null;
+      }
+      Duration shortest = null;
+      for (Duration d : new Duration[] {finishedRetention, deadRetention, inboxRetention}) {
+        if (d != null && (shortest == null || d.compareTo(shortest) < 0)) {
+          shortest = d;
+        }
+      }
+      Inbox in = inbox;
+      Duration inRetention = inboxRetention;
+      return new ScheduledRetention(
+          name,
+          store.retentionSweep(OutboxAdmin.DEFAULT_PURGE_BATCH_SIZE, retentionRestPerWork),
+          finishedRetention,
+          deadRetention,
+          in == null ? null : () -> in.purgeOlderThan(dataSource, inRetention),
+          retentionInterval != null ? retentionInterval : ScheduledRetention.interval(shortest),
+          listener,
+          running,
+          random);
+    }
+
+    private String describeRetention() {
+      if (finishedRetention == null && deadRetention == null && inbox == null) {
+        return "off";
+      }
+      return "finished "
+          + (finishedRetention == null ? "kept" : finishedRetention)
+          + ", DEAD "
+          + (deadRetention == null ? "kept" : deadRetention)
+          + (inbox == null ? "" : ", inbox " + inboxRetention);
+    }
+
+    /** Time between retention passes instead of the one derived from the retentions: tests. */
+    Builder retentionInterval(Duration interval) {
+      this.retentionInterval = positive("retentionInterval", interval);
+      return this;
+    }
+
+    /**
+     * How long retention rests after each window, in multiples of the window's time, instead of
+     * {@link ScheduledRetention#REST_PER_WORK}: tests that purge a large table at full speed.
+     */
+    Builder retentionRestPerWork(int restPerWork) {
+      this.retentionRestPerWork = restPerWork;
       return this;
     }
 

@@ -111,4 +111,15 @@ public interface RelayListener {
    * @param pause the longest hold of them; it grows while the destination stays down
    */
   default void destinationUnavailable(String scope, int events, Duration pause) {}
+
+  /**
+   * A pass of the relay's scheduled retention ({@code OutboxRelay.Builder.retention}) ended, on the
+   * relay's retention thread; also when it purged nothing or failed part-way (logged).
+   *
+   * @param events outbox rows deleted: PUBLISHED and EXPIRED past the retention, DEAD past the DEAD
+   *     retention
+   * @param inboxRows inbox rows deleted, 0 without an inbox retention
+   * @param took how long the pass ran
+   */
+  default void purged(long events, long inboxRows, Duration took) {}
 }

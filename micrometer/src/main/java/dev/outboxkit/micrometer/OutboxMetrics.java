@@ -81,6 +81,12 @@ public final class OutboxMetrics implements RelayListener {
    */
   public static final String DESTINATION_UNAVAILABLE = "outboxkit.relay.destination.unavailable";
 
+  /**
+   * Rows deleted by the relay's scheduled retention, tagged {@code table} ({@code outbox} or {@code
+   * inbox}): {@value}.
+   */
+  public static final String PURGED = "outboxkit.relay.retention.purged";
+
   /** Time from an event's occurrence to its publication: {@value}. */
   public static final String LAG = "outboxkit.relay.lag";
 
@@ -118,6 +124,8 @@ public final class OutboxMetrics implements RelayListener {
   private final Counter unavailable;
   private final Counter leaseLost;
   private final Counter sendAbandoned;
+  private final Counter purgedEvents;
+  private final Counter purgedInbox;
   private final MeterRegistry registry;
   private final Tags tags;
   private final Timer lag;
@@ -145,6 +153,8 @@ public final class OutboxMetrics implements RelayListener {
             SEND_ABANDONED,
             "Send threads stuck in a transport that ignored its interrupt",
             tags);
+    purgedEvents = purgedCounter(r, "outbox", tags);
+    purgedInbox = purgedCounter(r, "inbox", tags);
     lag = timer(r, LAG, "From an event's occurrence to its publication", tags);
     claim = timer(r, CLAIM, "Claim transaction per batch", tags);
     send = timer(r, SEND, "Transport time per batch", tags);
@@ -185,6 +195,15 @@ public final class OutboxMetrics implements RelayListener {
 
   private static Counter counter(MeterRegistry r, String name, String description, Tags tags) {
     return Counter.builder(name).description(description).baseUnit("events").tags(tags).register(r);
+  }
+
+  private static Counter purgedCounter(MeterRegistry r, String table, Tags tags) {
+    return Counter.builder(PURGED)
+        .description("Rows deleted by scheduled retention")
+        .baseUnit("rows")
+        .tags(tags)
+        .tag("table", table)
+        .register(r);
   }
 
   private static Timer timer(MeterRegistry r, String name, String description, Tags tags) {
@@ -270,6 +289,12 @@ public final class OutboxMetrics implements RelayListener {
         .tag("destination", scope)
         .register(registry)
         .increment(events);
+  }
+
+  @Override
+  public void purged(long events, long inboxRows, Duration took) {
+    purgedEvents.increment(events);
+    purgedInbox.increment(inboxRows);
   }
 
   /** Configures {@link OutboxMetrics}. */

@@ -130,6 +130,18 @@ abstract class OutboxMetricsContractTest {
   }
 
   @Test
+  void rows_purged_by_scheduled_retention_are_counted_per_table() {
+    OutboxMetrics metrics = OutboxMetrics.builder(registry).build();
+    metrics.purged(1000, 0, Duration.ofMillis(40));
+    metrics.purged(500, 7, Duration.ofMillis(20));
+
+    assertThat(registry.get(OutboxMetrics.PURGED).tag("table", "outbox").counter().count())
+        .isEqualTo(1500);
+    assertThat(registry.get(OutboxMetrics.PURGED).tag("table", "inbox").counter().count())
+        .isEqualTo(7);
+  }
+
+  @Test
   void meters_show_a_drain_with_a_retry_and_a_dead_event() throws Exception {
     OutboxMetrics metrics =
         OutboxMetrics.builder(registry)

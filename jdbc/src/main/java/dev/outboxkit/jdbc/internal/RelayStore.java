@@ -63,6 +63,16 @@ public final class RelayStore {
     return table.qualified();
   }
 
+  /**
+   * The retention walk of this table on the relay's own threads, in the relay's time bound.
+   *
+   * @param window rows read per transaction
+   * @param restPerWork the pause after each window, in multiples of the time the window took
+   */
+  public RetentionSweep retentionSweep(int window, int restPerWork) {
+    return new RetentionSweep(ds, null, bound, this::sql, window, restPerWork);
+  }
+
   private OutboxSql sql(Connection c) throws SQLException {
     OutboxSql s = sql;
     if (s == null) {

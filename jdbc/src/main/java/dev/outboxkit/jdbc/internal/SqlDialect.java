@@ -202,11 +202,20 @@ public abstract class SqlDialect {
   }
 
   /**
-   * Deletes up to {@code ?} PUBLISHED/EXPIRED rows finished before now minus micros: params micros,
-   * limit.
+   * Reads a window of the primary key for retention, without locks: each row's seq and whether it
+   * is past retention (1/0). Params: finished rows on (1/0), their retention micros, DEAD rows on
+   * (1/0), their retention micros, the seq the window starts after, the window size.
    */
-  public final String purgeFinished() {
-    return statement("purgeFinished");
+  public final String retentionWindow() {
+    return statement("retentionWindow");
+  }
+
+  /**
+   * Deletes the given rows that are still past retention. Params: the {@code {seqs}}, then the
+   * first four of {@link #retentionWindow()}.
+   */
+  public final String purgeRetained() {
+    return statement("purgeRetained");
   }
 
   /**

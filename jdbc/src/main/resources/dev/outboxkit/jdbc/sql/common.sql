@@ -17,11 +17,6 @@ UPDATE {table}
    SET status = 'PENDING', lease_owner = NULL, lease_until = NULL
  WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
 
--- name: markDead
-UPDATE {table}
-   SET status = 'DEAD', attempts = attempts + 1, last_error = ?, lease_owner = NULL, lease_until = NULL
- WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
-
 -- name: countStatus
 SELECT COUNT(*) FROM {table} WHERE status = ?
 

@@ -88,8 +88,8 @@ SET SESSION wait_timeout = @outboxkit_wait_timeout,
 -- Params: the reason, the number of lost leases that quarantines.
 -- name: quarantineLostLeases
 UPDATE {table}
-   SET status = 'DEAD', last_error = ?, lease_owner = NULL, lease_until = NULL,
-       lease_losses = lease_losses + 1
+   SET status = 'DEAD', last_error = ?, published_at = UTC_TIMESTAMP(6), lease_owner = NULL,
+       lease_until = NULL, lease_losses = lease_losses + 1
  WHERE status = 'IN_FLIGHT' AND lease_until <= UTC_TIMESTAMP(6) AND lease_losses + 1 >= ?
 
 -- A lost lease is not the event's failure: attempts stay as they were, the loss is counted apart.
@@ -143,20 +143,37 @@ SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, last_error,
 
 -- name: replayDead
 UPDATE {table}
-   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = UTC_TIMESTAMP(6), last_error = NULL
+   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = UTC_TIMESTAMP(6), last_error = NULL, published_at = NULL
  WHERE id = ? AND status = 'DEAD'
 
 -- name: replayAllDead
 UPDATE {table}
-   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = UTC_TIMESTAMP(6), last_error = NULL
+   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = UTC_TIMESTAMP(6), last_error = NULL, published_at = NULL
  WHERE status = 'DEAD'
 
--- name: purgeFinished
-DELETE FROM {table}
- WHERE status IN ('PUBLISHED', 'EXPIRED')
-   AND published_at < TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6))
+-- Retention walks the primary key in windows (index-driven, whatever the table holds) and reads
+-- without locking; old = 1 marks a row past its retention. Params: finished on (1/0), its
+-- retention micros, DEAD on (1/0), its retention micros, the seq the window starts after, the
+-- window size. published_at is when the row finished: PUBLISHED, EXPIRED or DEAD.
+-- name: retentionWindow
+SELECT seq,
+       CASE WHEN (? = 1 AND status IN ('PUBLISHED', 'EXPIRED')
+                  AND published_at < TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6)))
+              OR (? = 1 AND status = 'DEAD' AND published_at < TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6)))
+            THEN 1 ELSE 0 END AS old
+  FROM {table}
+ WHERE seq > ?
  ORDER BY seq
  LIMIT ?
+
+-- Deletes the window's old rows by primary key (so it locks only them), checking again that they
+-- are still past retention (a DEAD row may have been replayed since). Params: the seqs, then the
+-- four of retentionWindow.
+-- name: purgeRetained
+DELETE FROM {table}
+ WHERE seq IN ({seqs})
+   AND ((? = 1 AND status IN ('PUBLISHED', 'EXPIRED') AND published_at < TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6)))
+        OR (? = 1 AND status = 'DEAD' AND published_at < TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6))))
 
 -- IGNORE also downgrades other errors to warnings; Inbox validates its inputs first, so only
 -- the duplicate key is left to ignore.
@@ -168,3 +185,9 @@ VALUES (?, ?, UTC_TIMESTAMP(6))
 DELETE FROM {table}
  WHERE processed_at < TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6))
  LIMIT ?
+
+-- name: markDead
+UPDATE {table}
+   SET status = 'DEAD', attempts = attempts + 1, last_error = ?, published_at = UTC_TIMESTAMP(6),
+       lease_owner = NULL, lease_until = NULL
+ WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'

@@ -113,8 +113,8 @@ SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', '
 -- Params: the reason, the number of lost leases that quarantines.
 -- name: quarantineLostLeases
 UPDATE {table}
-   SET status = 'DEAD', last_error = ?, lease_owner = NULL, lease_until = NULL,
-       lease_losses = lease_losses + 1
+   SET status = 'DEAD', last_error = ?, published_at = now(), lease_owner = NULL,
+       lease_until = NULL, lease_losses = lease_losses + 1
  WHERE status = 'IN_FLIGHT' AND lease_until <= now() AND lease_losses + 1 >= ?
 
 -- A lost lease is not the event's failure: attempts stay as they were, the loss is counted apart.
@@ -155,23 +155,37 @@ SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
 
 -- name: replayDead
 UPDATE {table}
-   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = now(), last_error = NULL
+   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = now(), last_error = NULL, published_at = NULL
  WHERE id = ? AND status = 'DEAD'
 
 -- name: replayAllDead
 UPDATE {table}
-   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = now(), last_error = NULL
+   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = now(), last_error = NULL, published_at = NULL
  WHERE status = 'DEAD'
 
--- Walks the primary key from the oldest rows, where finished rows gather; each call deletes a
--- small batch so locks stay short while relays run.
--- name: purgeFinished
+-- Retention walks the primary key in windows (index-driven, whatever the table holds) and reads
+-- without locking; old = 1 marks a row past its retention. Params: finished on (1/0), its
+-- retention micros, DEAD on (1/0), its retention micros, the seq the window starts after, the
+-- window size. published_at is when the row finished: PUBLISHED, EXPIRED or DEAD.
+-- name: retentionWindow
+SELECT seq,
+       CASE WHEN (? = 1 AND status IN ('PUBLISHED', 'EXPIRED')
+                  AND published_at < now() - ? * INTERVAL '1 microsecond')
+              OR (? = 1 AND status = 'DEAD' AND published_at < now() - ? * INTERVAL '1 microsecond')
+            THEN 1 ELSE 0 END AS old
+  FROM {table}
+ WHERE seq > ?
+ ORDER BY seq
+ LIMIT ?
+
+-- Deletes the window's old rows by primary key (so it locks only them), checking again that they
+-- are still past retention (a DEAD row may have been replayed since). Params: the seqs, then the
+-- four of retentionWindow.
+-- name: purgeRetained
 DELETE FROM {table}
- WHERE seq IN (SELECT seq FROM {table}
-                WHERE status IN ('PUBLISHED', 'EXPIRED')
-                  AND published_at < now() - ? * INTERVAL '1 microsecond'
-                ORDER BY seq
-                LIMIT ?)
+ WHERE seq IN ({seqs})
+   AND ((? = 1 AND status IN ('PUBLISHED', 'EXPIRED') AND published_at < now() - ? * INTERVAL '1 microsecond')
+        OR (? = 1 AND status = 'DEAD' AND published_at < now() - ? * INTERVAL '1 microsecond'))
 
 -- name: inboxInsert
 INSERT INTO {table} (consumer, event_id, processed_at) VALUES (?, ?, now())
@@ -182,3 +196,9 @@ DELETE FROM {table}
  WHERE ctid IN (SELECT ctid FROM {table}
                  WHERE processed_at < now() - ? * INTERVAL '1 microsecond'
                  LIMIT ?)
+
+-- name: markDead
+UPDATE {table}
+   SET status = 'DEAD', attempts = attempts + 1, last_error = ?, published_at = now(),
+       lease_owner = NULL, lease_until = NULL
+ WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
