@@ -115,8 +115,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A transport is one connection factory, so its outages (no connection, provider out of
  * resources, no answer in time) are the whole transport's: {@code unavailable} without a {@link
- * dev.outboxkit.SendResult#scope() scope}, which pauses the relay and costs one probe per pause.
- * To publish to several brokers, give each its own relay and transport.
+ * dev.outboxkit.SendResult#scope() scope}, which pauses the relay and costs one probe per pause. To
+ * publish to several brokers, give each its own relay and transport.
  *
  * <table>
  *   <caption>How JMS failures map to results</caption>
