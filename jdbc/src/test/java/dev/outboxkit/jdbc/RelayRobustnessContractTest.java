@@ -425,6 +425,43 @@ abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
     assertThat(seen.values().stream().mapToInt(List::size).sum()).isEqualTo(down.size());
   }
 
+  @Test
+  void one_rounds_events_of_a_down_destination_are_held_together_uncharged() throws Exception {
+    append(6, i -> tenantEvent("TenantA", "a" + i, i));
+    append(2, i -> tenantEvent("TenantB", "b" + i, i));
+    RecordingTransport transport =
+        new RecordingTransport()
+            .respondWith(
+                m ->
+                    m.event().aggregateType().equals("TenantA")
+                        ? SendResult.unavailable("connection refused", "webhook endpoint A")
+                        : SendResult.delivered());
+
+    try (OutboxRelay relay =
+        relay(transport, "holder")
+            .outageBackoff(Duration.ofSeconds(10), Duration.ofSeconds(10))
+            .build()) {
+      assertThat(relay.runOnce()).isEqualTo(8);
+    }
+
+    assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(2);
+    assertThat(countStatus(EventStatus.PENDING)).isEqualTo(6);
+    // One hold for the destination's events of the round (one statement records them), in the
+    // future, uncharged, with the transport's reason.
+    assertThat(
+            count("SELECT COUNT(DISTINCT available_at) FROM outbox_event WHERE status = 'PENDING'"))
+        .isEqualTo(1);
+    assertThat(relay(transport, "prober").build().runOnce())
+        .as("held: not claimable at once")
+        .isZero();
+    assertThat(count("SELECT MAX(attempts) FROM outbox_event")).isZero();
+    assertThat(
+            count(
+                "SELECT COUNT(*) FROM outbox_event WHERE status = 'PENDING'"
+                    + " AND last_error = 'connection refused'"))
+        .isEqualTo(6);
+  }
+
   private static OutboxEvent tenantEvent(String tenant, String aggregateId, int n) {
     return OutboxEvent.builder(tenant, aggregateId, "OrderPlaced")
         .payload("{\"n\":" + n + "}")

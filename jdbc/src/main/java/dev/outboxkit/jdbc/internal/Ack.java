@@ -13,7 +13,12 @@ public final class Ack {
     /** Past its expiry: never sent. */
     EXPIRED,
     /** Back to PENDING now, attempt not charged (outage, shutdown). */
-    RELEASE
+    RELEASE,
+    /**
+     * Back to PENDING after a delay, attempt not charged: its destination alone is down. The rows
+     * held with the same delay and error are recorded by one statement.
+     */
+    HOLD
   }
 
   private final long seq;
@@ -54,6 +59,11 @@ public final class Ack {
     return new Ack(seq, Kind.EXPIRED, 0, null, true);
   }
 
+  /** Hold back for a while, uncharged, with the same delay as the destination's other events. */
+  public static Ack hold(long seq, long delayMicros, String error) {
+    return new Ack(seq, Kind.HOLD, delayMicros, error, false);
+  }
+
   /** Hand back without charging the attempt. */
   public static Ack release(long seq) {
     return new Ack(seq, Kind.RELEASE, 0, null, false);
@@ -69,7 +79,7 @@ public final class Ack {
     return kind;
   }
 
-  /** Delay before the next attempt (RETRY). */
+  /** Delay before the next attempt (RETRY, HOLD). */
   public long delayMicros() {
     return delayMicros;
   }
@@ -79,7 +89,7 @@ public final class Ack {
     return charged;
   }
 
-  /** The recorded error (RETRY, DEAD), payload-free. */
+  /** The recorded error (RETRY, DEAD, HOLD), payload-free. */
   public String error() {
     return error;
   }

@@ -11,10 +11,11 @@ import java.util.function.DoubleSupplier;
  * Outages of single destinations, as a transport reports them with {@code
  * SendResult.unavailable(reason, scope)}: one webhook endpoint down while the others answer. The
  * relay does not pause for them; it holds back only the events that got such an answer, uncharged,
- * by moving their {@code available_at}. Per destination the hold grows with each round that meets
- * it down, from the outage backoff's first pause to its longest, so a destination that stays down
- * costs a few re-sends per pause (which a transport with a circuit breaker answers without a
- * request), never a hot loop, and never a wait for the other destinations.
+ * by moving their {@code available_at} (one hold per destination and round, one statement). Per
+ * destination the hold grows with each round that meets it down, from the outage backoff's first
+ * pause to its longest, so a destination that stays down costs a few re-sends per pause (which a
+ * transport with a circuit breaker answers without a request), never a hot loop, and never a wait
+ * for the other destinations.
  *
  * <p>A destination not met down for twice its current pause starts over. At most {@link
  * #MAX_DESTINATIONS} are remembered (the least recently met go first). Shared by the relay's
@@ -72,20 +73,20 @@ public final class DestinationOutages {
     /** The longest hold of this round's events for that destination. */
     final Duration cap;
 
+    /**
+     * The hold of this round's events for that destination: between half the cap and the cap, so
+     * that relays and rounds meeting it down come back spread out, but none so soon that the
+     * destination is hammered.
+     */
+    final Duration hold;
+
     /** True when this round is the first to meet the destination down (worth a WARN). */
     final boolean started;
 
     Trip(Duration cap, boolean started) {
       this.cap = cap;
+      this.hold = cap.dividedBy(2).plusNanos((long) (cap.toNanos() / 2.0 * random.getAsDouble()));
       this.started = started;
-    }
-
-    /**
-     * One event's hold: between half the cap and the cap, so the held events come back spread out
-     * but none so soon that the destination is hammered.
-     */
-    Duration hold() {
-      return cap.dividedBy(2).plusNanos((long) (cap.toNanos() / 2.0 * random.getAsDouble()));
     }
   }
 }

@@ -266,8 +266,10 @@ public final class RelayCycle {
           if (scope != null && !outcome.interrupted && !outcome.timedOut) {
             // One destination is down, not the transport: hold back this event only, uncharged,
             // and go on with the others. The transport answered, so it is not an outage.
+            // One hold per destination and round: its events come back together, and are
+            // recorded by one statement instead of one each.
             DestinationOutages.Trip trip = downThisRound.computeIfAbsent(scope, destinations::trip);
-            round.acks.add(Ack.retry(c.seq(), Micros.of(trip.hold()), reason(r), false));
+            round.acks.add(Ack.hold(c.seq(), Micros.of(trip.hold), reason(r)));
             heldPerDestination.merge(scope, 1, Integer::sum);
             round.answered = true;
             break;

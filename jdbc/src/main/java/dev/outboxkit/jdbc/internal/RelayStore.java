@@ -8,8 +8,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -319,6 +321,7 @@ public final class RelayStore {
           updated += updateSeqs(c, d.release(), owner, byKind.get(Ack.Kind.RELEASE));
           updated += updateRetries(c, d.markRetry(), owner, byKind.get(Ack.Kind.RETRY));
           updated += updateDead(c, d.markDead(), owner, byKind.get(Ack.Kind.DEAD));
+          updated += updateHolds(c, d.markHeld(), owner, byKind.get(Ack.Kind.HOLD));
           return updated;
         });
   }
@@ -359,6 +362,37 @@ public final class RelayStore {
       }
       return sum(ps.executeBatch());
     }
+  }
+
+  /** Holds grouped by delay and error: one statement (per chunk) for each group. */
+  private int updateHolds(Connection c, String template, String owner, List<Ack> acks)
+      throws SQLException {
+    if (acks == null) {
+      return 0;
+    }
+    Map<List<Object>, List<Ack>> groups = new LinkedHashMap<>();
+    for (Ack ack : acks) {
+      groups
+          .computeIfAbsent(Arrays.asList(ack.delayMicros(), ack.error()), k -> new ArrayList<>())
+          .add(ack);
+    }
+    int updated = 0;
+    for (List<Ack> group : groups.values()) {
+      for (int from = 0; from < group.size(); from += MAX_IN_LIST) {
+        List<Ack> chunk = group.subList(from, Math.min(group.size(), from + MAX_IN_LIST));
+        try (PreparedStatement ps = c.prepareStatement(sql.sql(template, chunk.size()))) {
+          ps.setLong(1, chunk.get(0).delayMicros());
+          ps.setString(2, chunk.get(0).error());
+          ps.setString(3, owner);
+          int i = 4;
+          for (Ack ack : chunk) {
+            ps.setLong(i++, ack.seq());
+          }
+          updated += ps.executeUpdate();
+        }
+      }
+    }
+    return updated;
   }
 
   private int updateDead(Connection c, String template, String owner, List<Ack> acks)

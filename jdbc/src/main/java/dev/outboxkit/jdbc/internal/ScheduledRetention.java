@@ -107,7 +107,7 @@ public final class ScheduledRetention implements Runnable {
       if (inbox != null && running.getAsBoolean()) {
         inboxRows = inbox.purge();
       }
-    } catch (Exception e) {
+    } catch (Exception | Error e) { // as the relay's worker: survive, say so, try again later
       if (running.getAsBoolean()) {
         log.warn(
             "[{}] retention pass failed after {} events and {} inbox rows purged; next pass in"

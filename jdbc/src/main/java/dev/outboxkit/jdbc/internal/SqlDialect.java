@@ -202,6 +202,14 @@ public abstract class SqlDialect {
   }
 
   /**
+   * Holds rows back, uncharged, after their destination alone was down: params delay micros, error,
+   * owner, then the {@code {seqs}}. Fenced like the other acknowledgements.
+   */
+  public final String markHeld() {
+    return statement("markHeld");
+  }
+
+  /**
    * Reads a window of the primary key for retention, without locks: each row's seq and whether it
    * is past retention (1/0). Params: finished rows on (1/0), their retention micros, DEAD rows on
    * (1/0), their retention micros, the seq the window starts after, the window size.

@@ -147,3 +147,10 @@ UPDATE {table}
    SET status = 'DEAD', attempts = attempts + 1, last_error = ?, published_at = CURRENT_TIMESTAMP,
        lease_owner = NULL, lease_until = NULL
  WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
+
+-- An outage of one destination: its events of the round go back to PENDING together, uncharged.
+-- name: markHeld
+UPDATE {table}
+   SET status = 'PENDING', available_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP), last_error = ?,
+       lease_owner = NULL, lease_until = NULL
+ WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})

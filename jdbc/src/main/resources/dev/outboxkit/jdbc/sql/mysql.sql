@@ -191,3 +191,10 @@ UPDATE {table}
    SET status = 'DEAD', attempts = attempts + 1, last_error = ?, published_at = UTC_TIMESTAMP(6),
        lease_owner = NULL, lease_until = NULL
  WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
+
+-- An outage of one destination: its events of the round go back to PENDING together, uncharged.
+-- name: markHeld
+UPDATE {table}
+   SET status = 'PENDING', available_at = TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6)), last_error = ?,
+       lease_owner = NULL, lease_until = NULL
+ WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
