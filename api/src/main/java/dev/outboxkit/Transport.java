@@ -57,6 +57,44 @@ public interface Transport extends AutoCloseable {
     return results;
   }
 
+  /**
+   * Whether this transport keeps per-aggregate order within one batch. A transport that returns
+   * true promises, for the messages of one aggregate in one {@link #sendBatch} call:
+   *
+   * <ul>
+   *   <li>they reach the broker or endpoint in batch order;
+   *   <li>once one of them is not delivered, none after it is (it answers anything but {@link
+   *       SendResult#delivered()} for them, and the relay hands them back uncharged).
+   * </ul>
+   *
+   * <p>The relay in ordered mode then sends an aggregate's run of events in one batch. For a
+   * transport that makes no such promise (the default) it sends a run in waves: one event per
+   * aggregate per {@code sendBatch} call, the next wave only with the aggregates whose previous
+   * event was delivered. Either way the relay, not the transport, guarantees that no event is
+   * delivered before every earlier event of its aggregate was.
+   *
+   * @return true if the promise above holds; the default is false
+   */
+  default boolean keepsOrderWithinBatch() {
+    return false;
+  }
+
+  /**
+   * Whether this transport tells outages apart from event failures itself: it answers {@link
+   * SendResult#unavailable(String)} (or the scoped variant) when the broker or an endpoint is down,
+   * and {@link SendResult#retry(String, java.time.Duration)} only for a failure of the event.
+   *
+   * <p>For a transport that does not (the default), the relay treats a batch of two or more whose
+   * every result is a retry with one and the same reason and no retry delay as an outage, so that a
+   * broker that is down does not burn attempt budgets. For a transport that does, every result
+   * counts as given.
+   *
+   * @return true if the transport classifies its failures; the default is false
+   */
+  default boolean classifiesFailures() {
+    return false;
+  }
+
   /** Releases the transport's resources. The default does nothing. */
   @Override
   default void close() {}

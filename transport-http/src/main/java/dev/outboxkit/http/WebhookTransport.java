@@ -112,13 +112,12 @@ import org.slf4j.LoggerFactory;
  * endpoint has failed as an outage and never answered, no new request is started to it until those
  * in flight complete, so a dead endpoint costs about one timeout per batch, not one per event.
  *
- * <p><b>Order and concurrency.</b> Events of one aggregate ({@code aggregateType}, {@code
- * aggregateId}) are sent one after another in batch order; different aggregates are sent
- * concurrently, at most {@link Builder#maxInFlightPerEndpoint} requests per endpoint and {@link
- * Builder#maxInFlight} in all per batch, each waiting on a thread of the transport's own pool. When
- * an event is not delivered, the later events of its aggregate in the batch are not sent: they are
- * answered retry (or unavailable, if the failure was an outage) with a "not sent" reason, so no
- * later event can overtake an earlier one.
+ * <p><b>Order and concurrency.</b> The events of a batch are sent concurrently, at most {@link
+ * Builder#maxInFlightPerEndpoint} requests per endpoint and {@link Builder#maxInFlight} in all per
+ * batch, each waiting on a thread of the transport's own pool, and each gets its own result. The
+ * transport makes no promise of order within a batch ({@link #keepsOrderWithinBatch()} is false): a
+ * relay in ordered mode keeps per-aggregate order by giving it at most one event per aggregate per
+ * call.
  *
  * <p><b>Interrupts.</b> When the thread in {@link #sendBatch} is interrupted (a relay that gave up
  * on the batch, or is stopping), no further request is started, the requests in flight are
@@ -128,11 +127,9 @@ import org.slf4j.LoggerFactory;
  * SendResult#unavailable(String) unavailable} (no attempt charged): "not confirmed: interrupted
  * before &lt;endpoint&gt; answered" for a request that was in flight, which the endpoint may still
  * have received and processed (receivers deduplicate on {@code webhook-id}), and "not confirmed:
- * interrupted before it was sent" for the rest (an event held back behind an earlier one of its
- * aggregate that had failed on its own keeps that reason). Half a batch says nothing about an
- * endpoint, so no circuit breaker changes state. An interrupt that comes before the requests start
- * (during routing or the address check, which waits for DNS without being interruptible) sends
- * nothing at all.
+ * interrupted before it was sent" for the rest. Half a batch says nothing about an endpoint, so no
+ * circuit breaker changes state. An interrupt that comes before the requests start (during routing
+ * or the address check, which waits for DNS without being interruptible) sends nothing at all.
  *
  * <h2>Security</h2>
  *
@@ -304,10 +301,10 @@ public final class WebhookTransport implements Transport {
   }
 
   /**
-   * Sends a batch concurrently (per-aggregate order kept, in-flight requests bounded per endpoint)
-   * and waits for every answer. If the calling thread is interrupted, no further request starts and
-   * the call returns at once with the interrupt flag set: events already answered keep their result
-   * (2xx: delivered), every other event is unavailable (see the class comment).
+   * Sends a batch concurrently (in-flight requests bounded per endpoint) and waits for every
+   * answer. If the calling thread is interrupted, no further request starts and the call returns at
+   * once with the interrupt flag set: events already answered keep their result (2xx: delivered),
+   * every other event is unavailable (see the class comment).
    *
    * @param batch messages in claim order
    * @return one result per message, same order; never throws for a failed delivery
@@ -339,6 +336,15 @@ public final class WebhookTransport implements Transport {
           counts[SendResult.Status.UNAVAILABLE.ordinal()]);
     }
     return results;
+  }
+
+  /**
+   * True: an endpoint that is down (connection failures, timeouts, 5xx, refused credentials) is
+   * answered unavailable for that endpoint, an event's own failure retry or reject.
+   */
+  @Override
+  public boolean classifiesFailures() {
+    return true;
   }
 
   /**
@@ -441,27 +447,13 @@ public final class WebhookTransport implements Transport {
     final AtomicBoolean refusalLogged = new AtomicBoolean();
   }
 
-  /** The messages of one aggregate in this batch, sent one after another. */
-  private static final class Chain {
-    final int[] indices;
-    int pos;
-
-    Chain(int[] indices) {
-      this.indices = indices;
-    }
-
-    int current() {
-      return indices[pos];
-    }
-  }
-
   /** One endpoint's share of one batch. */
   private final class EndpointRun {
     final URI url;
     final String display;
     final EndpointState state;
     final List<Integer> indices = new ArrayList<>();
-    final ArrayDeque<Chain> parked = new ArrayDeque<>();
+    final ArrayDeque<Integer> parked = new ArrayDeque<>();
     Admission admission = Admission.CLOSED;
     String refusal;
     String openReason;
@@ -554,19 +546,17 @@ public final class WebhookTransport implements Transport {
   /**
    * One call of {@link #sendBatch}. Worker threads from the transport's pool send with the client's
    * blocking {@code send}: on JDK 17 that path costs several times less per request than {@code
-   * sendAsync}, whose completions hop through the client's executor. A worker keeps one aggregate's
-   * chain going without a hand-off between its messages. All bookkeeping happens under this
-   * object's monitor; the caller waits on it until the last worker is gone.
+   * sendAsync}, whose completions hop through the client's executor. A worker takes the messages
+   * parked at its endpoint one after another. All bookkeeping happens under this object's monitor;
+   * the caller waits on it until the last worker is gone.
    */
   private final class Batch {
     final List<OutboxMessage> messages;
     final SendResult[] results;
-    final int[] blockedBy;
     final boolean[] sending;
     final WebhookEndpoint[] endpointOf;
     final EndpointRun[] runOf;
     final Map<URI, EndpointRun> runs = new LinkedHashMap<>();
-    final List<Chain> chains = new ArrayList<>();
     final List<Future<?>> workers = new ArrayList<>();
     // Workers read the caller's interrupt flag before each request, so that no request starts
     // between the interrupt and the caller taking the monitor back to mark the batch abandoned.
@@ -578,8 +568,6 @@ public final class WebhookTransport implements Transport {
       this.messages = messages;
       int n = messages.size();
       this.results = new SendResult[n];
-      this.blockedBy = new int[n];
-      Arrays.fill(blockedBy, -1);
       this.sending = new boolean[n];
       this.endpointOf = new WebhookEndpoint[n];
       this.runOf = new EndpointRun[n];
@@ -591,10 +579,9 @@ public final class WebhookTransport implements Transport {
         for (EndpointRun run : runs.values()) {
           prepare(run);
         }
-        buildChains();
         synchronized (this) {
-          for (Chain c : chains) {
-            advance(c, false);
+          for (int i = 0; i < messages.size(); i++) {
+            park(i);
           }
           // Interrupted already (while routing, or resolving hosts, which DNS does not let an
           // interrupt cut short): start nothing.
@@ -720,68 +707,36 @@ public final class WebhookTransport implements Transport {
       return null;
     }
 
-    private void buildChains() {
-      Map<String, List<Integer>> byAggregate = new LinkedHashMap<>();
-      for (int i = 0; i < messages.size(); i++) {
-        OutboxEvent e = messages.get(i).event();
-        byAggregate
-            .computeIfAbsent(e.aggregateType() + '\u0000' + e.aggregateId(), k -> new ArrayList<>())
-            .add(i);
-      }
-      for (List<Integer> indices : byAggregate.values()) {
-        chains.add(new Chain(indices.stream().mapToInt(Integer::intValue).toArray()));
-      }
-    }
-
     /**
-     * Moves a chain to its next message: settles what needs no request, parks the rest at its
-     * endpoint ({@code front} for a chain a worker just advanced, so that worker carries on).
+     * Settles a message that needs no request (its endpoint refused or down), or parks it at its
+     * endpoint for a worker.
      */
-    private void advance(Chain c, boolean front) {
-      if (c.pos >= c.indices.length) {
-        return;
+    private void park(int i) {
+      if (results[i] != null) {
+        return; // settled already: a routing failure
       }
-      int i = c.current();
-      if (results[i] == null) { // null until settled; routing failures are settled already
-        EndpointRun run = runOf[i];
-        String unavailable = run.unavailableReason();
-        if (run.refusal != null) {
-          results[i] = SendResult.reject(run.refusal);
-        } else if (unavailable != null) {
-          results[i] = run.down(unavailable);
-        } else {
-          if (front) {
-            run.parked.addFirst(c);
-          } else {
-            run.parked.addLast(c);
-          }
-          return;
-        }
+      EndpointRun run = runOf[i];
+      String unavailable = run.unavailableReason();
+      if (run.refusal != null) {
+        results[i] = SendResult.reject(run.refusal);
+      } else if (unavailable != null) {
+        results[i] = run.down(unavailable);
+      } else {
+        run.parked.addLast(i);
       }
-      block(c);
-    }
-
-    /** The chain's current message failed: the aggregate's later messages are not sent. */
-    private void block(Chain c) {
-      int failed = c.current();
-      for (int p = c.pos + 1; p < c.indices.length; p++) {
-        blockedBy[c.indices[p]] = failed;
-      }
-      c.pos = c.indices.length;
     }
 
     /**
-     * Starts workers where chains wait and limits allow, and gives up on endpoints that are paused
-     * by an outage with nothing left in flight that could prove them alive. Afterwards, either a
-     * worker is active or nothing is parked.
+     * Starts workers where messages wait and limits allow, and gives up on endpoints that are
+     * paused by an outage with nothing left in flight that could prove them alive. Afterwards,
+     * either a worker is active or nothing is parked.
      */
     private void dispatch() {
       boolean changed = true;
       while (changed && !abandoned && !caller.isInterrupted()) {
         changed = false;
         for (EndpointRun run : runs.values()) {
-          // Workers not holding a request are about to take a parked chain themselves; counting
-          // them keeps a worker on its aggregate instead of handing it to a new thread.
+          // Workers not holding a request are about to take a parked message themselves.
           while (run.parked.size() > run.workers - run.inFlight
               && run.workers < run.slots()
               && activeWorkers < maxInFlight) {
@@ -793,7 +748,7 @@ public final class WebhookTransport implements Transport {
           if (!run.parked.isEmpty() && run.workers == 0 && run.slots() == 0) {
             run.gaveUp = true;
             while (!run.parked.isEmpty()) {
-              advance(run.parked.pollFirst(), false);
+              park(run.parked.pollFirst());
             }
             changed = true;
           }
@@ -818,14 +773,13 @@ public final class WebhookTransport implements Transport {
       }
       for (EndpointRun run : runs.values()) {
         while (!run.parked.isEmpty()) {
-          advance(run.parked.pollFirst(), false);
+          park(run.parked.pollFirst());
         }
       }
     }
 
-    /** A worker: takes chains parked at its endpoint and sends their messages one by one. */
+    /** A worker: takes the messages parked at its endpoint and sends them one by one. */
     private void work(EndpointRun run) {
-      Chain c = null;
       int i = -1;
       try {
         while (true) {
@@ -836,8 +790,7 @@ public final class WebhookTransport implements Transport {
                 || run.inFlight >= run.slots()) {
               return;
             }
-            c = run.parked.pollFirst();
-            i = c.current();
+            i = run.parked.pollFirst();
             run.inFlight++;
             sending[i] = true;
           }
@@ -845,10 +798,10 @@ public final class WebhookTransport implements Transport {
           synchronized (this) {
             run.inFlight--;
             sending[i] = false;
-            Chain done = c;
-            c = null;
+            int done = i;
+            i = -1;
             if (!abandoned) {
-              record(run, done, i, outcome);
+              record(run, done, outcome);
               dispatch();
             }
           }
@@ -856,11 +809,10 @@ public final class WebhookTransport implements Transport {
       } catch (RuntimeException | Error e) {
         log.error("[{}] Webhook worker failed unexpectedly", name, e);
         synchronized (this) {
-          if (c != null) {
+          if (i >= 0) {
             run.inFlight--;
             if (!abandoned) {
               results[i] = SendResult.retry("webhook worker failed: " + Failures.describe(e), null);
-              block(c);
             }
           }
         }
@@ -908,7 +860,7 @@ public final class WebhookTransport implements Transport {
       }
     }
 
-    private void record(EndpointRun run, Chain c, int i, Outcome outcome) {
+    private void record(EndpointRun run, int i, Outcome outcome) {
       results[i] = outcome.result;
       if (outcome.sent) {
         run.attempted++;
@@ -932,12 +884,6 @@ public final class WebhookTransport implements Transport {
             e.aggregateId(),
             run.display,
             outcome.result);
-      }
-      if (outcome.result.isDelivered()) {
-        c.pos++;
-        advance(c, true);
-      } else {
-        block(c);
       }
     }
 
@@ -1013,17 +959,11 @@ public final class WebhookTransport implements Transport {
 
     /**
      * The caller was interrupted: every unsettled message is unavailable, not charged an attempt
-     * (the interrupt is not its fault). One in flight may have arrived; say so. A message held back
-     * by an earlier one that failed for its own reason keeps that explanation (see {@link
-     * #settle}); one held back by a message unsettled itself was only waiting its turn.
+     * (the interrupt is not its fault). One in flight may have arrived; say so.
      */
     private void abandon() {
-      boolean[] unsettled = new boolean[results.length];
       for (int i = 0; i < results.length; i++) {
-        unsettled[i] = results[i] == null;
-      }
-      for (int i = 0; i < results.length; i++) {
-        if (unsettled[i] && (blockedBy[i] < 0 || unsettled[blockedBy[i]])) {
+        if (results[i] == null) {
           results[i] =
               SendResult.unavailable(
                   sending[i]
@@ -1035,7 +975,7 @@ public final class WebhookTransport implements Transport {
       }
     }
 
-    /** Applies the per-endpoint verdicts to the breakers and resolves the held-back messages. */
+    /** Applies the per-endpoint verdicts to the breakers. */
     private void settle() {
       Instant now = clock.instant();
       for (EndpointRun run : runs.values()) {
@@ -1089,30 +1029,9 @@ public final class WebhookTransport implements Transport {
         }
       }
       for (int i = 0; i < results.length; i++) {
-        if (results[i] != null) {
-          continue;
-        }
-        int b = blockedBy[i];
-        if (b < 0) { // not expected: every unsettled message is held back by an earlier one
+        if (results[i] == null) { // not expected: every message is parked, sent or given up
           results[i] = SendResult.retry("not sent", null);
-          continue;
         }
-        OutboxEvent failed = messages.get(b).event();
-        String reason =
-            "not sent: earlier event "
-                + failed.id()
-                + " of aggregate "
-                + failed.aggregateType()
-                + "/"
-                + failed.aggregateId()
-                + " was not delivered";
-        SendResult blocking = results[b];
-        results[i] =
-            blocking.status() != SendResult.Status.UNAVAILABLE
-                ? SendResult.retry(reason, null)
-                : blocking.scope().isPresent()
-                    ? runOf[b].down(reason)
-                    : SendResult.unavailable(reason);
       }
     }
   }
@@ -1216,7 +1135,6 @@ public final class WebhookTransport implements Transport {
     /**
      * Most requests in flight to one endpoint within one batch; {@value
      * #DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT} unless set, and never more than {@link #maxInFlight}.
-     * Events of one aggregate never overlap regardless.
      *
      * @param max 1 to 256
      * @return this builder

@@ -249,6 +249,21 @@ public final class JmsTransport implements Transport {
   }
 
   /**
+   * True: a batch is sent in order on one session; when an event fails, the aggregate's later
+   * events of the batch are left out of the transaction sent again without it.
+   */
+  @Override
+  public boolean keepsOrderWithinBatch() {
+    return true;
+  }
+
+  /** True: a lost or refused connection to the provider is answered unavailable. */
+  @Override
+  public boolean classifiesFailures() {
+    return true;
+  }
+
+  /**
    * The destination an event goes to: the router's answer, else the queue named by the event's
    * destination, else the queue {@value #DEFAULT_QUEUE_PREFIX} + aggregate type.
    *

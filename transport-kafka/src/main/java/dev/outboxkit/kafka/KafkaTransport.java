@@ -288,6 +288,22 @@ public final class KafkaTransport implements Transport {
   }
 
   /**
+   * True: the records of one aggregate share a key, so a partition, where the idempotent producer
+   * keeps their order; once one of them fails before it is handed to the producer, the aggregate's
+   * later records of the batch are not sent.
+   */
+  @Override
+  public boolean keepsOrderWithinBatch() {
+    return true;
+  }
+
+  /** True: a broker that cannot be reached, or a refused topic, is answered unavailable. */
+  @Override
+  public boolean classifiesFailures() {
+    return true;
+  }
+
+  /**
    * The topic an event goes to: its destination, else the router's answer, else {@value
    * #DEFAULT_TOPIC_PREFIX} + aggregate type.
    *

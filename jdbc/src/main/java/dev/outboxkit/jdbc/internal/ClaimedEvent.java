@@ -11,24 +11,64 @@ public final class ClaimedEvent {
   private final long seq;
   private final int attempt;
   private final boolean expired;
+  private final String aggregateType;
+  private final String aggregateId;
+  private final String aggregate;
   private final OutboxEvent event;
   private final String unreadable;
 
   private ClaimedEvent(
-      long seq, int attempt, boolean expired, OutboxEvent event, String unreadable) {
+      long seq,
+      int attempt,
+      boolean expired,
+      String aggregateType,
+      String aggregateId,
+      OutboxEvent event,
+      String unreadable) {
     this.seq = seq;
     this.attempt = attempt;
     this.expired = expired;
+    this.aggregateType = aggregateType;
+    this.aggregateId = aggregateId;
+    this.aggregate = aggregateKey(aggregateType, aggregateId);
     this.event = event;
     this.unreadable = unreadable;
   }
 
   static ClaimedEvent of(long seq, int attempt, boolean expired, OutboxEvent event) {
-    return new ClaimedEvent(seq, attempt, expired, event, null);
+    return new ClaimedEvent(
+        seq, attempt, expired, event.aggregateType(), event.aggregateId(), event, null);
   }
 
-  static ClaimedEvent unreadable(long seq, int attempt, String reason) {
-    return new ClaimedEvent(seq, attempt, false, null, reason);
+  /**
+   * A row that does not decode into an event.
+   *
+   * @param aggregateType its aggregate type column, as stored
+   * @param aggregateId its aggregate id column, as stored
+   */
+  static ClaimedEvent unreadable(
+      long seq, int attempt, String aggregateType, String aggregateId, String reason) {
+    return new ClaimedEvent(seq, attempt, false, aggregateType, aggregateId, null, reason);
+  }
+
+  /** The key that tells aggregates apart: type and id, which neither can forge in the other. */
+  static String aggregateKey(String aggregateType, String aggregateId) {
+    return aggregateType + '\u0000' + aggregateId;
+  }
+
+  /** The row's aggregate type, as stored; known also for an unreadable row. */
+  public String aggregateType() {
+    return aggregateType;
+  }
+
+  /** The row's aggregate id, as stored; known also for an unreadable row. */
+  public String aggregateId() {
+    return aggregateId;
+  }
+
+  /** The row's aggregate, as {@link #aggregateKey}; known also for an unreadable row. */
+  public String aggregate() {
+    return aggregate;
   }
 
   /** The row's sequence number. */

@@ -1,18 +1,14 @@
 package dev.outboxkit.jdbc.internal;
 
 import dev.outboxkit.Failures;
-import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
-import dev.outboxkit.SendResult;
 import dev.outboxkit.Transport;
 import dev.outboxkit.jdbc.RelayListener;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -21,24 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One round of the relay protocol: claim a batch (one short transaction), send it outside any
- * transaction with a time limit, then record every outcome in one fenced transaction.
- *
- * <p>How results become table states:
- *
- * <ul>
- *   <li>delivered: PUBLISHED (or deleted);
- *   <li>reject, or retry once the attempt budget is spent: DEAD with the reason;
- *   <li>retry: PENDING again after the transport's delay or the jittered backoff; charged;
- *   <li>unavailable: PENDING again at once, not charged, and the outage breaker trips. A batch of
- *       two or more whose every result is a retry with one and the same reason (a transport that
- *       does not classify outages), and a send that overran its time limit, count as unavailable
- *       too, so an outage never burns attempt budgets;
- *   <li>while the breaker probes with single events, a retry or unavailable is not charged but
- *       delays that event, so the next probe tries another one: no single event can keep the relay
- *       paused;
- *   <li>a send cut off by its time limit or by close: what the transport confirmed is PUBLISHED,
- *       the rest PENDING again at once, not charged (see {@link Sender}).
- * </ul>
+ * transaction with a time limit, decide what each result means ({@link RoundDecision}), then record
+ * every outcome in one fenced transaction.
  *
  * <p>{@code attempts} counts only charged failures; the claim itself charges nothing, and a lease
  * that ran out (a relay that died or stalled, maybe after delivering) is counted apart in {@code
@@ -50,11 +30,10 @@ public final class RelayCycle {
 
   private final RelaySettings settings;
   private final RelayStore store;
-  private final Backoff retryBackoff;
   private final OutageBreaker breaker;
-  private final DestinationOutages destinations;
   private final RelayListener listener;
   private final Sender sender;
+  private final RoundDecision decision;
   private final BooleanSupplier stopping;
   private final String owner;
   private final Duration reclaimEvery;
@@ -79,10 +58,16 @@ public final class RelayCycle {
       String owner) {
     this.settings = settings;
     this.store = store;
-    this.retryBackoff = retryBackoff;
     this.breaker = breaker;
-    this.destinations = destinations;
     this.listener = listener;
+    this.decision =
+        new RoundDecision(
+            settings,
+            retryBackoff,
+            destinations,
+            listener,
+            transport.classifiesFailures(),
+            transport.keepsOrderWithinBatch());
     this.sender =
         new Sender(
             settings, transport, sendPool, stuck -> notify(() -> listener.sendAbandoned(stuck)));
@@ -130,7 +115,7 @@ public final class RelayCycle {
     log.debug(
         "[{}] claimed {} events in {} ms", settings.name, claimed.size(), claimTime.toMillis());
 
-    Round round;
+    RoundDecision.Round round;
     Throwable failure = null;
     try {
       round = handle(claimed, probing);
@@ -141,7 +126,7 @@ public final class RelayCycle {
           settings.name,
           claimed.size(),
           e);
-      round = Round.handBack(claimed);
+      round = RoundDecision.handBack(claimed);
     }
 
     long ackStart = System.nanoTime();
@@ -174,144 +159,24 @@ public final class RelayCycle {
     return claimed.size();
   }
 
-  /** What one round decided: the acknowledgements, the listener calls, and the outage verdict. */
-  private static final class Round {
-    final List<Ack> acks;
-    final List<Runnable> notices = new ArrayList<>();
-    Duration sendTime = Duration.ZERO;
-    String outage;
-    boolean answered;
-    boolean interrupted;
-
-    Round(int size) {
-      this.acks = new ArrayList<>(size);
-    }
-
-    static Round handBack(List<ClaimedEvent> claimed) {
-      Round r = new Round(claimed.size());
-      for (ClaimedEvent c : claimed) {
-        r.acks.add(Ack.release(c.seq()));
-      }
-      return r;
-    }
-  }
-
-  private Round handle(List<ClaimedEvent> claimed, boolean probing) {
-    Round round = new Round(claimed.size());
-    List<ClaimedEvent> sendable = new ArrayList<>(claimed.size());
-    for (ClaimedEvent c : claimed) {
-      if (c.unreadable() != null) {
-        log.error(
-            "[{}] row seq={} cannot be read and is quarantined: {}",
-            settings.name,
-            c.seq(),
-            c.unreadable());
-        round.acks.add(Ack.dead(c.seq(), Failures.truncate(c.unreadable())));
-      } else if (c.expired()) {
-        round.acks.add(Ack.expired(c.seq()));
-        round.notices.add(EventMdc.around(c.event(), () -> listener.expired(c.event())));
-      } else {
-        sendable.add(c);
-      }
-    }
-    if (sendable.isEmpty()) {
+  private RoundDecision.Round handle(List<ClaimedEvent> claimed, boolean probing) {
+    RoundDecision.Round round = decision.prepare(claimed);
+    if (round.sendable.isEmpty()) {
       return round;
     }
     if (stopping.getAsBoolean()) {
-      // Closed while claiming: nothing is sent, everything goes straight back.
-      for (ClaimedEvent c : sendable) {
-        round.acks.add(Ack.release(c.seq()));
-      }
-      round.interrupted = true;
+      decision.handBackUnsent(round); // closed while claiming: nothing is sent
       return round;
     }
-
-    List<OutboxMessage> messages = new ArrayList<>(sendable.size());
-    for (ClaimedEvent c : sendable) {
+    List<OutboxMessage> messages = new ArrayList<>(round.sendable.size());
+    for (ClaimedEvent c : round.sendable) {
       messages.add(OutboxMessage.of(c.event(), c.attempt()));
     }
     long sendStart = System.nanoTime();
     Sender.Outcome outcome = sender.send(messages);
     round.sendTime = Duration.ofNanos(System.nanoTime() - sendStart);
-    round.interrupted = outcome.interrupted;
-    List<SendResult> results = treatUniformFailureAsOutage(outcome.results);
-    Map<String, DestinationOutages.Trip> downThisRound = new LinkedHashMap<>();
-    Map<String, Integer> heldPerDestination = new LinkedHashMap<>();
-
-    for (int i = 0; i < sendable.size(); i++) {
-      ClaimedEvent c = sendable.get(i);
-      SendResult r = results.get(i);
-      switch (r.status()) {
-        case DELIVERED:
-          round.answered = true;
-          round.acks.add(Ack.published(c.seq()));
-          round.notices.add(() -> listener.published(c.event(), c.attempt(), lag(c.event())));
-          break;
-        case REJECT:
-          round.answered = true;
-          round.acks.add(dead(c, reason(r), round.notices));
-          break;
-        case RETRY:
-          if (probing) {
-            Duration delay = retryDelay(c, r);
-            round.acks.add(Ack.retry(c.seq(), Micros.of(delay), reason(r), false));
-            round.outage = reason(r);
-          } else {
-            round.answered = true;
-            round.acks.add(retryOrDead(c, r, round.notices));
-          }
-          break;
-        case UNAVAILABLE:
-          String scope = r.scope().orElse(null);
-          if (scope != null && !outcome.interrupted && !outcome.timedOut) {
-            // One destination is down, not the transport: hold back this event only, uncharged,
-            // and go on with the others. The transport answered, so it is not an outage.
-            // One hold per destination and round: its events come back together, and are
-            // recorded by one statement instead of one each.
-            DestinationOutages.Trip trip = downThisRound.computeIfAbsent(scope, destinations::trip);
-            round.acks.add(Ack.hold(c.seq(), Micros.of(trip.hold), reason(r)));
-            heldPerDestination.merge(scope, 1, Integer::sum);
-            round.answered = true;
-            break;
-          }
-          if (probing && !outcome.interrupted) {
-            // Hold the probed event back a while (uncharged), so the next probe tries another
-            // one: an event that alone looks like an outage must not wedge every probe.
-            Duration hold = retryBackoff.cap(c.attempt());
-            round.acks.add(Ack.retry(c.seq(), Micros.of(hold), reason(r), false));
-          } else {
-            round.acks.add(Ack.release(c.seq()));
-          }
-          round.outage = reason(r);
-          break;
-        default:
-          throw new AssertionError(r.status());
-      }
-    }
-    downThisRound.forEach(
-        (scope, trip) -> reportDestinationDown(scope, trip, heldPerDestination.get(scope), round));
+    decision.decide(round, outcome, probing);
     return round;
-  }
-
-  private void reportDestinationDown(
-      String scope, DestinationOutages.Trip trip, int held, Round round) {
-    if (trip.started) {
-      log.warn(
-          "[{}] {} unavailable: holding back its {} events up to {} ms (uncharged, and again while"
-              + " it stays down); other destinations go on",
-          settings.name,
-          scope,
-          held,
-          trip.cap.toMillis());
-    } else {
-      log.debug(
-          "[{}] {} still unavailable: {} events held back up to {} ms",
-          settings.name,
-          scope,
-          held,
-          trip.cap.toMillis());
-    }
-    round.notices.add(() -> listener.destinationUnavailable(scope, held, trip.cap));
   }
 
   private void reclaimIfDue() throws SQLException {
@@ -335,75 +200,6 @@ public final class RelayCycle {
             settings.leaseLossesBeforeDead);
       }
     }
-  }
-
-  private static List<SendResult> treatUniformFailureAsOutage(List<SendResult> results) {
-    if (results.size() < 2) {
-      return results;
-    }
-    SendResult first = results.get(0);
-    if (first.status() != SendResult.Status.RETRY) {
-      return results;
-    }
-    for (SendResult r : results) {
-      if (r.status() != SendResult.Status.RETRY || !r.reason().equals(first.reason())) {
-        return results;
-      }
-    }
-    return Sender.uniform(results.size(), SendResult.unavailable(first.reason().orElse("")));
-  }
-
-  private Ack retryOrDead(ClaimedEvent c, SendResult r, List<Runnable> notices) {
-    String reason = reason(r);
-    if (c.attempt() >= settings.maxAttempts) {
-      return dead(c, "gave up after " + c.attempt() + " attempts: " + reason, notices);
-    }
-    Duration delay = retryDelay(c, r);
-    notices.add(
-        EventMdc.around(c.event(), () -> listener.retried(c.event(), c.attempt(), reason, delay)));
-    if (log.isDebugEnabled()) {
-      EventMdc.around(
-              c.event(),
-              () ->
-                  log.debug(
-                      "[{}] event {} ({}/{}) attempt {} failed, retry in {} ms: {}",
-                      settings.name,
-                      c.event().id(),
-                      c.event().aggregateType(),
-                      c.event().aggregateId(),
-                      c.attempt(),
-                      delay.toMillis(),
-                      reason))
-          .run();
-    }
-    return Ack.retry(c.seq(), Micros.of(delay), reason, true);
-  }
-
-  private Duration retryDelay(ClaimedEvent c, SendResult r) {
-    Duration asked = r.retryAfter().orElse(null);
-    if (asked == null) {
-      return retryBackoff.delay(c.attempt());
-    }
-    return asked.compareTo(settings.maxRetryAfter) > 0 ? settings.maxRetryAfter : asked;
-  }
-
-  private Ack dead(ClaimedEvent c, String reason, List<Runnable> notices) {
-    String recorded = Failures.truncate(reason);
-    EventMdc.around(
-            c.event(),
-            () ->
-                log.warn(
-                    "[{}] event {} ({}/{}, type {}) quarantined as DEAD after attempt {}: {}",
-                    settings.name,
-                    c.event().id(),
-                    c.event().aggregateType(),
-                    c.event().aggregateId(),
-                    c.event().eventType(),
-                    c.attempt(),
-                    recorded))
-        .run();
-    notices.add(EventMdc.around(c.event(), () -> listener.dead(c.event(), c.attempt(), recorded)));
-    return Ack.dead(c.seq(), recorded);
   }
 
   private int acknowledge(String token, List<Ack> acks) throws SQLException {
@@ -449,14 +245,6 @@ public final class RelayCycle {
         notify(() -> listener.transportRecovered(outageTime));
       }
     }
-  }
-
-  private Duration lag(OutboxEvent event) {
-    return Duration.between(event.occurredAt(), settings.clock.instant());
-  }
-
-  private static String reason(SendResult r) {
-    return Failures.truncate(r.reason().orElse("(no reason given)"));
   }
 
   private static boolean sleep(Duration d) {

@@ -11,9 +11,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -24,6 +26,9 @@ import javax.sql.DataSource;
 public final class RelayStore {
   /** Largest IN list in one statement; longer lists are split. */
   private static final int MAX_IN_LIST = 1000;
+
+  /** Most heads whose runs one ordered claim extends: one {@code UNION ALL} part each. */
+  static final int MAX_RUN_HEADS = 100;
 
   /** Tries of one relay transaction chosen as a deadlock victim, before the error goes up. */
   static final int DEADLOCK_ATTEMPTS = 3;
@@ -132,12 +137,30 @@ public final class RelayStore {
   /**
    * Claims up to {@code limit} events for {@code owner}, in seq order.
    *
-   * @param ordered claim only the first unfinished event of each aggregate
+   * <p>Ordered mode claims the head of each aggregate (its first unfinished event) and, while the
+   * heads leave room in the batch, runs: each head's due PENDING successors, up to the aggregate's
+   * first event that is not (IN_FLIGHT, DEAD, or not due yet), at most an even share of the room
+   * per aggregate. Holding the head keeps every other relay off the run, since each of its events
+   * is blocked by the head.
+   *
+   * @param ordered claim heads and their runs only
    */
   public List<ClaimedEvent> claim(String owner, int limit, boolean ordered, Duration lease)
       throws SQLException {
+    try {
+      return claim(owner, limit, ordered, ordered, lease);
+    } catch (RunConflict e) {
+      // A run's row changed between reading and marking it (an append committed out of seq order
+      // on a hot aggregate, say): the whole claim was rolled back; claim the heads alone.
+      return claim(owner, limit, ordered, false, lease);
+    }
+  }
+
+  private List<ClaimedEvent> claim(
+      String owner, int limit, boolean ordered, boolean runs, Duration lease) throws SQLException {
     boolean sparse =
         ordered && headsScarce && sql != null && sql.dialect().claimOrderedSparse() != null;
+    int[] heads = new int[1];
     List<ClaimedEvent> result =
         inTransaction(
             sparse ? Claim.SPARSE : Claim.PLAIN,
@@ -147,13 +170,90 @@ public final class RelayStore {
                   s.dialect().claimsInOneStatement()
                       ? claimInOneStatement(c, s, owner, limit, ordered, sparse, lease)
                       : claimInSteps(c, s, owner, limit, ordered, lease);
+              heads[0] = claimed.size();
+              if (runs && !claimed.isEmpty() && claimed.size() < limit) {
+                claimed.addAll(claimRuns(c, s, owner, claimed, limit - claimed.size(), lease));
+              }
               claimed.sort(Comparator.comparingLong(ClaimedEvent::seq));
               return claimed;
             });
     if (ordered) {
-      headsScarce = result.size() < limit;
+      headsScarce = heads[0] < limit;
     }
     return result;
+  }
+
+  /**
+   * Claims the runs behind the given heads, which this transaction holds: reads each head's
+   * successors (one {@code UNION ALL} part per head, each bounded), keeps each aggregate's due
+   * prefix, the earliest {@code room} of them in all, and marks them IN_FLIGHT.
+   *
+   * @throws RunConflict if a row read was no longer PENDING when marked
+   */
+  private static List<ClaimedEvent> claimRuns(
+      Connection c, OutboxSql s, String owner, List<ClaimedEvent> heads, int room, Duration lease)
+      throws SQLException {
+    List<ClaimedEvent> leaders = heads.subList(0, Math.min(heads.size(), MAX_RUN_HEADS));
+    int perHead = (room + leaders.size() - 1) / leaders.size();
+    String part = s.sql(s.dialect().runSuccessors());
+    StringBuilder union = new StringBuilder(part.length() * leaders.size());
+    for (int i = 0; i < leaders.size(); i++) {
+      union.append(i == 0 ? "" : "\nUNION ALL\n").append(part);
+    }
+    List<ClaimedEvent> run = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(union.toString())) {
+      int p = 1;
+      for (ClaimedEvent head : leaders) {
+        ps.setString(p++, head.aggregateType());
+        ps.setString(p++, head.aggregateId());
+        ps.setLong(p++, head.seq());
+        ps.setLong(p++, head.seq());
+        ps.setLong(p++, head.seq());
+        ps.setInt(p++, perHead);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        Set<String> cut = new HashSet<>();
+        while (rs.next()) {
+          ClaimedEvent e = readOne(rs, s.dialect());
+          if (cut.contains(e.aggregate())) {
+            continue;
+          }
+          if (!rs.getBoolean("due")) {
+            cut.add(e.aggregate()); // not due yet: the run ends before it
+            continue;
+          }
+          run.add(e);
+        }
+      }
+    }
+    if (run.isEmpty()) {
+      return run;
+    }
+    // Each aggregate's rows are a prefix of its run, so the earliest rows overall keep that.
+    run.sort(Comparator.comparingLong(ClaimedEvent::seq));
+    List<ClaimedEvent> taken = new ArrayList<>(run.subList(0, Math.min(room, run.size())));
+    try (PreparedStatement ps =
+        c.prepareStatement(s.sql(s.dialect().markClaimed(), taken.size()))) {
+      ps.setString(1, owner);
+      ps.setLong(2, lease.toMillis());
+      int i = 3;
+      for (ClaimedEvent e : taken) {
+        ps.setLong(i++, e.seq());
+      }
+      if (ps.executeUpdate() != taken.size()) {
+        throw new RunConflict();
+      }
+    }
+    return taken;
+  }
+
+  /** A run changed under the claim; the claim's transaction rolls back. */
+  private static final class RunConflict extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    RunConflict() {
+      super("a run's row changed while it was claimed", null, false, false);
+    }
   }
 
   private static List<ClaimedEvent> claimInOneStatement(
@@ -235,20 +335,28 @@ public final class RelayStore {
       throws SQLException {
     List<ClaimedEvent> claimed = new ArrayList<>();
     while (rs.next()) {
-      long seq = rs.getLong("seq");
-      // attempts counts the event's own failed sends; this is the next one.
-      int attempt = rs.getInt("attempts") + 1;
-      boolean expired = rs.getBoolean("expired");
-      OutboxEvent event;
-      try {
-        event = EventRows.read(rs, dialect);
-      } catch (RuntimeException e) {
-        claimed.add(ClaimedEvent.unreadable(seq, attempt, "unreadable row: " + e.getMessage()));
-        continue;
-      }
-      claimed.add(ClaimedEvent.of(seq, attempt, expired, event));
+      claimed.add(readOne(rs, dialect));
     }
     return claimed;
+  }
+
+  private static ClaimedEvent readOne(ResultSet rs, SqlDialect dialect) throws SQLException {
+    long seq = rs.getLong("seq");
+    // attempts counts the event's own failed sends; this is the next one.
+    int attempt = rs.getInt("attempts") + 1;
+    boolean expired = rs.getBoolean("expired");
+    OutboxEvent event;
+    try {
+      event = EventRows.read(rs, dialect);
+    } catch (RuntimeException e) {
+      return ClaimedEvent.unreadable(
+          seq,
+          attempt,
+          rs.getString("aggregate_type"),
+          rs.getString("aggregate_id"),
+          "unreadable row: " + e.getMessage());
+    }
+    return ClaimedEvent.of(seq, attempt, expired, event);
   }
 
   /** What {@link #reclaimExpiredLeases} did. */

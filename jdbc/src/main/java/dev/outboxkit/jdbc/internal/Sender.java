@@ -1,12 +1,18 @@
 package dev.outboxkit.jdbc.internal;
 
 import dev.outboxkit.Failures;
+import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -32,6 +38,10 @@ import org.slf4j.LoggerFactory;
  *       the send thread is interrupted and given a moment ({@link #GRACE}) to return what it has:
  *       every confirmed message counts as delivered, every other one is handed back uncharged, so
  *       only what was not confirmed is sent again.
+ *   <li>In ordered mode, a batch that holds a run of one aggregate's events goes to a transport
+ *       that does not keep order within a batch in waves: one event per aggregate per call, the
+ *       next wave only with the aggregates whose previous event was delivered; the others get
+ *       {@link RoundDecision#NOT_SENT_BEHIND}.
  *   <li>A send thread that ignores the interrupt is abandoned, counted and reported; the pool has
  *       at most {@link RelayThreads#MAX_SEND_THREADS} threads, so such a transport costs a bounded
  *       number of threads, and with every one stuck, batches are handed back as an outage.
@@ -65,6 +75,7 @@ final class Sender {
   private final ExecutorService pool;
   private final IntConsumer onAbandoned;
   private final AtomicInteger abandoned = new AtomicInteger();
+  private final boolean inWaves;
 
   /**
    * @param onAbandoned told the number of abandoned send threads whenever one more is abandoned
@@ -75,6 +86,7 @@ final class Sender {
     this.transport = transport;
     this.pool = pool;
     this.onAbandoned = onAbandoned;
+    this.inWaves = settings.ordered && !transport.keepsOrderWithinBatch();
   }
 
   /** Send threads abandoned in a transport that ignored the interrupt and are still stuck there. */
@@ -197,7 +209,7 @@ final class Sender {
         thread = Thread.currentThread();
       }
       try {
-        done.complete(sendChecked(messages));
+        done.complete(inWaves ? sendInWaves(messages) : sendChecked(messages));
       } catch (Throwable t) {
         // Only an Error thrown while handling an Error gets here: hand the batch back.
         done.complete(
@@ -239,6 +251,60 @@ final class Sender {
         }
       }
     }
+  }
+
+  /**
+   * Sends wave after wave: the first event of each aggregate, then the second of each aggregate
+   * whose first was delivered, and so on. A batch of heads only is one wave, one call.
+   */
+  private List<SendResult> sendInWaves(List<OutboxMessage> messages) {
+    int n = messages.size();
+    String[] aggregate = new String[n];
+    int[] wave = new int[n];
+    Map<String, Integer> seen = new HashMap<>();
+    int waves = 0;
+    for (int i = 0; i < n; i++) {
+      OutboxEvent e = messages.get(i).event();
+      aggregate[i] = ClaimedEvent.aggregateKey(e.aggregateType(), e.aggregateId());
+      wave[i] = seen.merge(aggregate[i], 1, Integer::sum) - 1;
+      waves = Math.max(waves, wave[i] + 1);
+    }
+    if (waves == 1) {
+      return sendChecked(messages);
+    }
+    SendResult[] results = new SendResult[n];
+    Set<String> stopped = new HashSet<>();
+    for (int w = 0; w < waves; w++) {
+      List<Integer> indices = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        if (wave[i] != w) {
+          continue;
+        }
+        if (stopped.contains(aggregate[i])) {
+          results[i] = RoundDecision.NOT_SENT_BEHIND;
+        } else if (Thread.currentThread().isInterrupted()) {
+          results[i] = SendResult.unavailable("not sent: the relay stopped the batch");
+        } else {
+          indices.add(i);
+        }
+      }
+      if (indices.isEmpty()) {
+        continue;
+      }
+      List<OutboxMessage> part = new ArrayList<>(indices.size());
+      for (int i : indices) {
+        part.add(messages.get(i));
+      }
+      List<SendResult> answered = sendChecked(part);
+      for (int k = 0; k < indices.size(); k++) {
+        int i = indices.get(k);
+        results[i] = answered.get(k);
+        if (!results[i].isDelivered()) {
+          stopped.add(aggregate[i]);
+        }
+      }
+    }
+    return Arrays.asList(results);
   }
 
   /**

@@ -67,7 +67,8 @@ public abstract class SqlDialect {
   /**
    * True when {@link #claimUnordered()} and {@link #claimOrdered()} claim in one statement ({@code
    * UPDATE … RETURNING}); false when the relay locks with {@link #lockUnordered()} or {@link
-   * #orderedCandidates()} + {@link #lockCandidates()} and then runs {@link #markClaimed()}.
+   * #orderedCandidates()} + {@link #lockCandidates()} and then runs {@link #markClaimed()}, which
+   * every dialect has: ordered claims mark the runs behind their heads with it.
    */
   public abstract boolean claimsInOneStatement();
 
@@ -106,9 +107,22 @@ public abstract class SqlDialect {
     return statement("lockCandidates");
   }
 
-  /** Marks {@code {seqs}} IN_FLIGHT: params owner, lease millis, then the seqs. */
+  /**
+   * Marks those of {@code {seqs}} that are still PENDING IN_FLIGHT: params owner, lease millis,
+   * then the seqs.
+   */
   public final String markClaimed() {
     return statement("markClaimed");
+  }
+
+  /**
+   * One aggregate's PENDING events after its head, up to the first IN_FLIGHT or DEAD one, in seq
+   * order, with event columns + expired + due (available now). A non-locking read; the claim of a
+   * run repeats it once per head, joined by {@code UNION ALL}. Params: aggregate type, aggregate
+   * id, the head's seq three times, the most rows.
+   */
+  public final String runSuccessors() {
+    return statement("runSuccessors");
   }
 
   /**

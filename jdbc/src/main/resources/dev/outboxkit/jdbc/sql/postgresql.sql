@@ -209,3 +209,32 @@ UPDATE {table}
    SET status = 'PENDING', available_at = now() + ? * INTERVAL '1 microsecond', last_error = ?,
        lease_owner = NULL, lease_until = NULL
  WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
+
+-- name: markClaimed
+UPDATE {table}
+   SET status = 'IN_FLIGHT', lease_owner = ?,
+       lease_until = now() + ? * INTERVAL '1 millisecond'
+ WHERE seq IN ({seqs}) AND status = 'PENDING'
+
+-- A run: an aggregate's PENDING events after its head (which this claim holds), up to the first
+-- IN_FLIGHT or DEAD one; the caller stops at the first that is not due. A non-locking read: no
+-- other relay can claim these rows while the head is held, since each is blocked by the head.
+-- One part per head, joined by UNION ALL; each reads at most its LIMIT from the aggregate index.
+-- Params: aggregate type, aggregate id, head seq (three times), the most rows.
+-- name: runSuccessors
+(SELECT c.seq, c.id, c.aggregate_type, c.aggregate_id, c.event_type, c.schema_version,
+        c.destination, c.tenant, c.payload, c.content_type, c.headers, c.occurred_at,
+        c.expires_at, c.attempts, (c.expires_at <= now()) AS expired,
+        (c.available_at <= now()) AS due
+   FROM {table} c
+  WHERE c.aggregate_type = ? AND c.aggregate_id = ? AND c.status = 'PENDING' AND c.seq > ?
+    AND NOT EXISTS (SELECT 1 FROM {table} p
+                     WHERE p.aggregate_type = c.aggregate_type
+                       AND p.aggregate_id = c.aggregate_id
+                       AND p.status = 'IN_FLIGHT' AND p.seq > ? AND p.seq < c.seq)
+    AND NOT EXISTS (SELECT 1 FROM {table} p
+                     WHERE p.aggregate_type = c.aggregate_type
+                       AND p.aggregate_id = c.aggregate_id
+                       AND p.status = 'DEAD' AND p.seq > ? AND p.seq < c.seq)
+  ORDER BY c.seq
+  LIMIT ?)

@@ -1,0 +1,374 @@
+package dev.outboxkit.jdbc.internal;
+
+import dev.outboxkit.Failures;
+import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.SendResult;
+import dev.outboxkit.jdbc.RelayListener;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides what one round's claimed rows become, from the send results: the acknowledgements, the
+ * listener calls and the outage verdict. No I/O besides logging, so every row of the mapping has a
+ * unit test ({@code RoundDecisionTest}).
+ *
+ * <table>
+ *   <caption>How a result becomes a table state</caption>
+ *   <tr><th>result</th><th>not probing</th><th>probing (one event)</th></tr>
+ *   <tr><td>delivered</td><td>PUBLISHED (or deleted)</td><td>the same</td></tr>
+ *   <tr><td>reject</td><td>DEAD with the reason</td><td>the same</td></tr>
+ *   <tr><td>retry</td><td>PENDING after the transport's delay (capped) or the jittered backoff,
+ *       charged; DEAD once the attempt budget is spent</td><td>PENDING after that delay,
+ *       uncharged; an outage</td></tr>
+ *   <tr><td>unavailable for a destination (scoped)</td><td colspan="2">PENDING after the
+ *       destination's hold, uncharged, one hold per destination and round; the transport
+ *       answered, so no outage</td></tr>
+ *   <tr><td>unavailable (whole transport)</td><td>PENDING at once, uncharged; an
+ *       outage</td><td>PENDING after the backoff cap, uncharged, so the next probe tries another
+ *       event; an outage</td></tr>
+ *   <tr><td>not confirmed within sendTimeout, or before close</td><td colspan="2">PENDING at
+ *       once, uncharged (the sender turned it into an unscoped unavailable)</td></tr>
+ * </table>
+ *
+ * <p>Before that table: an unreadable row is DEAD, an expired one EXPIRED (never sent). For a
+ * transport that does not classify its own failures ({@code Transport.classifiesFailures()}), a
+ * batch of two or more whose every result is a retry with one reason and no delay counts as
+ * unavailable, so an outage never burns attempt budgets; a transport's {@code retryAfter} is always
+ * kept.
+ *
+ * <p>Per-aggregate order: in ordered mode, and for a transport that keeps order within a batch,
+ * once an event of an aggregate is not delivered, every later event of that aggregate in the round
+ * goes back to PENDING at once, uncharged, whatever the transport answered for it: it was held back
+ * (or rolled back) because of the earlier one, not for its own fault. In ordered mode the earlier
+ * one, PENDING later or DEAD, keeps it from being claimed before its turn.
+ */
+final class RoundDecision {
+  private static final Logger log = LoggerFactory.getLogger("dev.outboxkit.jdbc.OutboxRelay");
+
+  /**
+   * The result the sender gives an event it did not send because an earlier event of its aggregate
+   * was not delivered; told apart by identity.
+   */
+  static final SendResult NOT_SENT_BEHIND =
+      SendResult.unavailable("not sent: an earlier event of its aggregate was not delivered");
+
+  private final RelaySettings settings;
+  private final Backoff retryBackoff;
+  private final DestinationOutages destinations;
+  private final RelayListener listener;
+  private final boolean transportClassifies;
+  private final boolean guardOrder;
+
+  /**
+   * @param transportClassifies the transport answers unavailable for outages itself
+   * @param transportKeepsOrder the transport keeps per-aggregate order within a batch
+   */
+  RoundDecision(
+      RelaySettings settings,
+      Backoff retryBackoff,
+      DestinationOutages destinations,
+      RelayListener listener,
+      boolean transportClassifies,
+      boolean transportKeepsOrder) {
+    this.settings = settings;
+    this.retryBackoff = retryBackoff;
+    this.destinations = destinations;
+    this.listener = listener;
+    this.transportClassifies = transportClassifies;
+    this.guardOrder = settings.ordered || transportKeepsOrder;
+  }
+
+  /** What one round decided: the acknowledgements, the listener calls, the outage verdict. */
+  static final class Round {
+    final List<Ack> acks;
+    final List<Runnable> notices = new ArrayList<>();
+
+    /** The events to send, in claim order; filled by {@link #prepare}. */
+    final List<ClaimedEvent> sendable;
+
+    /** The reason of an outage this round suggests, or null. */
+    String outage;
+
+    /** True when the transport answered for at least one event (it is up). */
+    boolean answered;
+
+    /** True when the send was cut short by close: the outage verdict does not count. */
+    boolean interrupted;
+
+    Duration sendTime = Duration.ZERO;
+
+    // Aggregates with an event not delivered this round: their later events go back.
+    final Set<String> stopped = new HashSet<>();
+
+    private Round(int size) {
+      this.acks = new ArrayList<>(size);
+      this.sendable = new ArrayList<>(size);
+    }
+  }
+
+  /** A round that hands every claimed row back, uncharged: the way out of an unexpected error. */
+  static Round handBack(List<ClaimedEvent> claimed) {
+    Round r = new Round(claimed.size());
+    for (ClaimedEvent c : claimed) {
+      r.acks.add(Ack.release(c.seq()));
+    }
+    return r;
+  }
+
+  /**
+   * Settles what needs no send: unreadable rows DEAD (and, where order is guarded, their
+   * aggregate's later rows back to PENDING), expired rows EXPIRED. The rest is {@link
+   * Round#sendable}.
+   *
+   * @param claimed the claimed rows, in seq order
+   */
+  Round prepare(List<ClaimedEvent> claimed) {
+    Round round = new Round(claimed.size());
+    for (ClaimedEvent c : claimed) {
+      if (guardOrder && round.stopped.contains(c.aggregate())) {
+        round.acks.add(Ack.release(c.seq()));
+      } else if (c.unreadable() != null) {
+        log.error(
+            "[{}] row seq={} cannot be read and is quarantined: {}",
+            settings.name,
+            c.seq(),
+            c.unreadable());
+        round.acks.add(Ack.dead(c.seq(), Failures.truncate(c.unreadable())));
+        round.stopped.add(c.aggregate());
+      } else if (c.expired()) {
+        round.acks.add(Ack.expired(c.seq()));
+        round.notices.add(EventMdc.around(c.event(), () -> listener.expired(c.event())));
+      } else {
+        round.sendable.add(c);
+      }
+    }
+    return round;
+  }
+
+  /** The relay closed before sending: every sendable row goes straight back. */
+  void handBackUnsent(Round round) {
+    for (ClaimedEvent c : round.sendable) {
+      round.acks.add(Ack.release(c.seq()));
+    }
+    round.interrupted = true;
+  }
+
+  /**
+   * Decides the sent rows from their results.
+   *
+   * @param round as {@link #prepare} left it
+   * @param outcome one result per {@link Round#sendable} row, and how the send ended
+   * @param probing the outage breaker is probing with this single event
+   */
+  void decide(Round round, Sender.Outcome outcome, boolean probing) {
+    List<ClaimedEvent> sent = round.sendable;
+    round.interrupted = outcome.interrupted;
+    String uniformReason = transportClassifies ? null : uniformRetryReason(outcome.results);
+    Map<String, DestinationOutages.Trip> downThisRound = new LinkedHashMap<>();
+    Map<String, Integer> heldPerDestination = new LinkedHashMap<>();
+    for (int i = 0; i < sent.size(); i++) {
+      ClaimedEvent c = sent.get(i);
+      SendResult r = outcome.results.get(i);
+      if (guardOrder && round.stopped.contains(c.aggregate())) {
+        behindAFailure(round, c, r);
+        continue;
+      }
+      if (!r.isDelivered()) {
+        round.stopped.add(c.aggregate());
+      }
+      if (uniformReason != null) {
+        r = SendResult.unavailable(uniformReason);
+      }
+      switch (r.status()) {
+        case DELIVERED:
+          round.answered = true;
+          round.acks.add(Ack.published(c.seq()));
+          round.notices.add(() -> listener.published(c.event(), c.attempt(), lag(c.event())));
+          break;
+        case REJECT:
+          round.answered = true;
+          round.acks.add(dead(c, reason(r), round.notices));
+          break;
+        case RETRY:
+          if (probing) {
+            Duration delay = retryDelay(c, r);
+            round.acks.add(Ack.retry(c.seq(), Micros.of(delay), reason(r), false));
+            round.outage = reason(r);
+          } else {
+            round.answered = true;
+            round.acks.add(retryOrDead(c, r, round.notices));
+          }
+          break;
+        case UNAVAILABLE:
+          String scope = r.scope().orElse(null);
+          if (scope != null && !outcome.interrupted && !outcome.timedOut) {
+            // One destination is down, not the transport: hold back this event only, uncharged,
+            // and go on with the others. The transport answered, so it is not an outage.
+            // One hold per destination and round: its events come back together, and are
+            // recorded by one statement instead of one each.
+            DestinationOutages.Trip trip = downThisRound.computeIfAbsent(scope, destinations::trip);
+            round.acks.add(Ack.hold(c.seq(), Micros.of(trip.hold), reason(r)));
+            heldPerDestination.merge(scope, 1, Integer::sum);
+            round.answered = true;
+            break;
+          }
+          if (probing && !outcome.interrupted) {
+            // Hold the probed event back a while (uncharged), so the next probe tries another
+            // one: an event that alone looks like an outage must not wedge every probe.
+            Duration hold = retryBackoff.cap(c.attempt());
+            round.acks.add(Ack.retry(c.seq(), Micros.of(hold), reason(r), false));
+          } else {
+            round.acks.add(Ack.release(c.seq()));
+          }
+          round.outage = reason(r);
+          break;
+        default:
+          throw new AssertionError(r.status());
+      }
+    }
+    downThisRound.forEach(
+        (scope, trip) -> reportDestinationDown(scope, trip, heldPerDestination.get(scope), round));
+  }
+
+  /**
+   * An event after one of its aggregate that was not delivered: back to PENDING, uncharged, unless
+   * the transport delivered it anyway (a transport that broke its promise of order, or a relay in
+   * ordered mode fed by something else), which is then only recorded as what happened.
+   */
+  private void behindAFailure(Round round, ClaimedEvent c, SendResult r) {
+    if (!r.isDelivered()) {
+      round.acks.add(Ack.release(c.seq()));
+      return;
+    }
+    round.answered = true;
+    round.acks.add(Ack.published(c.seq()));
+    round.notices.add(() -> listener.published(c.event(), c.attempt(), lag(c.event())));
+    EventMdc.around(
+            c.event(),
+            () ->
+                log.warn(
+                    "[{}] event {} ({}/{}) was delivered although an earlier event of its aggregate"
+                        + " in the same batch was not: the transport does not keep order within a"
+                        + " batch although it says so",
+                    settings.name,
+                    c.event().id(),
+                    c.event().aggregateType(),
+                    c.event().aggregateId()))
+        .run();
+  }
+
+  /**
+   * The reason, if two or more events were sent and every one came back a retry with that reason
+   * and no delay of its own: what a transport that does not classify its failures answers for an
+   * outage. Events the sender held back behind another do not count.
+   */
+  private static String uniformRetryReason(List<SendResult> results) {
+    String reason = null;
+    int sent = 0;
+    for (SendResult r : results) {
+      if (r == NOT_SENT_BEHIND) {
+        continue;
+      }
+      if (r.status() != SendResult.Status.RETRY || r.retryAfter().isPresent()) {
+        return null;
+      }
+      String own = r.reason().orElse("");
+      if (reason == null) {
+        reason = own;
+      } else if (!reason.equals(own)) {
+        return null;
+      }
+      sent++;
+    }
+    return sent >= 2 ? reason : null;
+  }
+
+  private void reportDestinationDown(
+      String scope, DestinationOutages.Trip trip, int held, Round round) {
+    if (trip.started) {
+      log.warn(
+          "[{}] {} unavailable: holding back its {} events up to {} ms (uncharged, and again while"
+              + " it stays down); other destinations go on",
+          settings.name,
+          scope,
+          held,
+          trip.cap.toMillis());
+    } else {
+      log.debug(
+          "[{}] {} still unavailable: {} events held back up to {} ms",
+          settings.name,
+          scope,
+          held,
+          trip.cap.toMillis());
+    }
+    round.notices.add(() -> listener.destinationUnavailable(scope, held, trip.cap));
+  }
+
+  private Ack retryOrDead(ClaimedEvent c, SendResult r, List<Runnable> notices) {
+    String reason = reason(r);
+    if (c.attempt() >= settings.maxAttempts) {
+      return dead(c, "gave up after " + c.attempt() + " attempts: " + reason, notices);
+    }
+    Duration delay = retryDelay(c, r);
+    notices.add(
+        EventMdc.around(c.event(), () -> listener.retried(c.event(), c.attempt(), reason, delay)));
+    if (log.isDebugEnabled()) {
+      EventMdc.around(
+              c.event(),
+              () ->
+                  log.debug(
+                      "[{}] event {} ({}/{}) attempt {} failed, retry in {} ms: {}",
+                      settings.name,
+                      c.event().id(),
+                      c.event().aggregateType(),
+                      c.event().aggregateId(),
+                      c.attempt(),
+                      delay.toMillis(),
+                      reason))
+          .run();
+    }
+    return Ack.retry(c.seq(), Micros.of(delay), reason, true);
+  }
+
+  private Duration retryDelay(ClaimedEvent c, SendResult r) {
+    Duration asked = r.retryAfter().orElse(null);
+    if (asked == null) {
+      return retryBackoff.delay(c.attempt());
+    }
+    return asked.compareTo(settings.maxRetryAfter) > 0 ? settings.maxRetryAfter : asked;
+  }
+
+  private Ack dead(ClaimedEvent c, String reason, List<Runnable> notices) {
+    String recorded = Failures.truncate(reason);
+    EventMdc.around(
+            c.event(),
+            () ->
+                log.warn(
+                    "[{}] event {} ({}/{}, type {}) quarantined as DEAD after attempt {}: {}",
+                    settings.name,
+                    c.event().id(),
+                    c.event().aggregateType(),
+                    c.event().aggregateId(),
+                    c.event().eventType(),
+                    c.attempt(),
+                    recorded))
+        .run();
+    notices.add(EventMdc.around(c.event(), () -> listener.dead(c.event(), c.attempt(), recorded)));
+    return Ack.dead(c.seq(), recorded);
+  }
+
+  private Duration lag(OutboxEvent event) {
+    return Duration.between(event.occurredAt(), settings.clock.instant());
+  }
+
+  private static String reason(SendResult r) {
+    return Failures.truncate(r.reason().orElse("(no reason given)"));
+  }
+}
