@@ -36,6 +36,16 @@ final class BrokerDrain {
    * @param times receives the relay's batch timings
    */
   double rate(BrokerTarget target, int events, RelayListener times) throws Exception {
+    return rate(target, events, times, false);
+  }
+
+  /**
+   * Events per second one relay, ordered or not, drains {@code events} loaded rows to the target.
+   *
+   * @param times receives the relay's batch timings
+   */
+  double rate(BrokerTarget target, int events, RelayListener times, boolean ordered)
+      throws Exception {
     loader.load(events, aggregates);
     String destination = target.newDestination();
     int drained;
@@ -45,7 +55,7 @@ final class BrokerDrain {
             OutboxRelay.builder(ds, transport)
                 .name("bench")
                 .batchSize(batchSize)
-                .ordered(false)
+                .ordered(ordered)
                 .listener(times)
                 .build()) {
       long start = System.nanoTime();

@@ -32,6 +32,12 @@ final class Deliveries implements Transport {
     return SendResult.delivered();
   }
 
+  /** True: it delivers every event of a batch, in batch order. */
+  @Override
+  public boolean keepsOrderWithinBatch() {
+    return true;
+  }
+
   /** Deliveries so far, duplicates included. */
   long total() {
     return total.get();

@@ -257,12 +257,6 @@ public final class JmsTransport implements Transport {
     return true;
   }
 
-  /** True: a lost or refused connection to the provider is answered unavailable. */
-  @Override
-  public boolean classifiesFailures() {
-    return true;
-  }
-
   /**
    * The destination an event goes to: the router's answer, else the queue named by the event's
    * destination, else the queue {@value #DEFAULT_QUEUE_PREFIX} + aggregate type.

@@ -297,12 +297,6 @@ public final class KafkaTransport implements Transport {
     return true;
   }
 
-  /** True: a broker that cannot be reached, or a refused topic, is answered unavailable. */
-  @Override
-  public boolean classifiesFailures() {
-    return true;
-  }
-
   /**
    * The topic an event goes to: its destination, else the router's answer, else {@value
    * #DEFAULT_TOPIC_PREFIX} + aggregate type.
