@@ -352,8 +352,12 @@ public final class OutboxRelay implements AutoCloseable {
     refuseJtaTransaction("OutboxRelay.drain()");
     int total = 0;
     int n;
-    while (!closed && (n = runCycle()) > 0) {
-      total += n;
+    try {
+      while (!closed && (n = cycle.runWhileFull()) > 0) {
+        total += n;
+      }
+    } catch (SQLException e) {
+      throw new OutboxStorageException("relay a batch", table, e);
     }
     return total;
   }
@@ -467,7 +471,7 @@ public final class OutboxRelay implements AutoCloseable {
           continue;
         }
         wakeRequested = false;
-        int handled = cycle.runOnce();
+        int handled = cycle.runWhileFull();
         dbPause = Duration.ZERO;
         if (handled >= settings.batchSize) {
           idle = MIN_IDLE;

@@ -354,6 +354,122 @@ abstract class RelayContractTest extends RelayDatabaseTest {
     }
   }
 
+  // ------------------------------------------------------------------------------- pipelining
+
+  @Test
+  void the_next_full_round_is_claimed_while_the_one_before_is_sent() throws Exception {
+    append(30, i -> event("a" + i, i));
+    AtomicInteger calls = new AtomicInteger();
+    AtomicInteger inFlightSeen = new AtomicInteger();
+    Transport transport =
+        new Transport() {
+          @Override
+          public SendResult send(OutboxMessage m) {
+            return SendResult.delivered();
+          }
+
+          @Override
+          public List<SendResult> sendBatch(List<OutboxMessage> batch) {
+            if (calls.incrementAndGet() == 1) {
+              // The first round waits here until the relay, meanwhile, claimed the second.
+              long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+              long inFlight = 0;
+              while (inFlight < 20 && System.nanoTime() < deadline) {
+                inFlight = inFlight();
+              }
+              inFlightSeen.set((int) inFlight);
+            }
+            return java.util.Collections.nCopies(batch.size(), SendResult.delivered());
+          }
+        };
+    try (OutboxRelay relay = relay(transport, "pipelined").batchSize(10).ordered(false).build()) {
+      assertThat(relay.drain()).isEqualTo(30);
+    }
+    assertThat(inFlightSeen.get()).as("rows IN_FLIGHT while round 1 was sent").isEqualTo(20);
+    assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(30);
+  }
+
+  @Test
+  void a_round_claimed_ahead_goes_back_unsent_when_the_one_before_finds_an_outage()
+      throws Exception {
+    append(30, i -> event("a" + i, i));
+    List<Integer> calls = java.util.Collections.synchronizedList(new ArrayList<>());
+    Transport down =
+        new Transport() {
+          @Override
+          public SendResult send(OutboxMessage m) {
+            return SendResult.unavailable("broker down");
+          }
+
+          @Override
+          public List<SendResult> sendBatch(List<OutboxMessage> batch) {
+            calls.add(batch.size());
+            return java.util.Collections.nCopies(
+                batch.size(), SendResult.unavailable("broker down"));
+          }
+        };
+    try (OutboxRelay relay = relay(down, "outage-ahead").batchSize(10).ordered(false).build()) {
+      relay.drain();
+    }
+    assertThat(calls).as("one round sent; the one claimed meanwhile never").containsExactly(10);
+    assertThat(countStatus(EventStatus.PENDING)).isEqualTo(30);
+    assertThat(count("SELECT MAX(attempts) FROM outbox_event")).isZero();
+  }
+
+  @Test
+  void close_hands_back_the_round_being_sent_and_the_one_claimed_ahead() throws Exception {
+    List<OutboxEvent> events = append(30, i -> event("a" + i, i));
+    CountDownLatch aheadClaimed = new CountDownLatch(1);
+    Transport stuck =
+        new Transport() {
+          @Override
+          public SendResult send(OutboxMessage m) {
+            return SendResult.delivered();
+          }
+
+          @Override
+          public List<SendResult> sendBatch(List<OutboxMessage> batch) {
+            try {
+              while (inFlight() < 20) {
+                Thread.sleep(5);
+              }
+              aheadClaimed.countDown();
+              Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return java.util.Collections.nCopies(
+                batch.size(), SendResult.unavailable("interrupted"));
+          }
+        };
+    OutboxRelay relay =
+        relay(stuck, "closing-pipeline")
+            .batchSize(10)
+            .ordered(false)
+            .shutdownTimeout(Duration.ofMillis(300))
+            .build();
+    relay.start();
+    assertThat(aheadClaimed.await(10, TimeUnit.SECONDS)).isTrue();
+    relay.close();
+
+    assertThat(countStatus(EventStatus.IN_FLIGHT)).isZero();
+    assertThat(countStatus(EventStatus.PENDING)).isEqualTo(30);
+    assertThat(count("SELECT MAX(attempts) FROM outbox_event")).isZero();
+    RecordingTransport after = new RecordingTransport();
+    try (OutboxRelay next = relay(after, "next").build()) {
+      assertThat(next.drain()).as("no lease to wait out").isEqualTo(30);
+    }
+    assertThat(after.deliveredEvents()).containsExactlyInAnyOrderElementsOf(events);
+  }
+
+  private long inFlight() {
+    try {
+      return count("SELECT COUNT(*) FROM outbox_event WHERE status = 'IN_FLIGHT'");
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   // ------------------------------------------------------------------------ leases and fencing
 
   @Test

@@ -101,36 +101,189 @@ public final class RelayCycle {
       return 0;
     }
     reclaimIfDue();
-    boolean probing = breaker.probing();
+    Batch batch = claim(breaker.probing());
+    if (batch == null) {
+      return 0;
+    }
+    start(batch);
+    finish(batch);
+    acknowledge(batch);
+    rethrow(batch);
+    return batch.claimed.size();
+  }
+
+  /**
+   * Runs rounds while they come back full, overlapping the database with the transport: round N+1
+   * is claimed while round N is sent, and round N acknowledged while round N+1 is sent. Still one
+   * send at a time, and ordered mode stays correct: an aggregate with an event IN_FLIGHT is not
+   * claimable, so round N+1 never holds a successor of round N's events. Round N+1 goes back unsent
+   * (uncharged) if round N tripped the outage breaker, failed, or the relay is closing. The same
+   * guarantee as {@link #runOnce()}: every claimed row gets an outcome.
+   *
+   * @return events handled, in all rounds
+   * @throws SQLException as {@link #runOnce()}, once every claimed row got its outcome
+   */
+  public int runWhileFull() throws SQLException {
+    if (!breaker.pauseLeft().isZero()) {
+      return 0;
+    }
+    reclaimIfDue();
+    Batch current = claim(breaker.probing());
+    if (current == null) {
+      return 0;
+    }
+    start(current);
+    int total = 0;
+    while (true) {
+      Batch next = null;
+      Exception claimFailure = null;
+      if (current.claimed.size() >= settings.batchSize
+          && !current.probing
+          && !stopping.getAsBoolean()) {
+        try {
+          reclaimIfDue();
+          next = claim(false);
+        } catch (SQLException | RuntimeException e) {
+          claimFailure = e; // thrown once the batch in flight has its outcome
+        }
+      }
+      finish(current);
+      boolean goOn =
+          next != null
+              && current.failure == null
+              && !current.round.interrupted
+              && breaker.pauseLeft().isZero()
+              && !breaker.probing();
+      if (goOn) {
+        start(next);
+      } else if (next != null) {
+        next.round = RoundDecision.handBack(next.claimed);
+      }
+      try {
+        acknowledge(current);
+      } catch (SQLException e) {
+        if (next != null) {
+          finish(next);
+          try {
+            acknowledge(next);
+          } catch (SQLException again) {
+            e.addSuppressed(again);
+          }
+        }
+        throw e;
+      }
+      total += current.claimed.size();
+      if (current.failure != null || claimFailure != null) {
+        if (next != null) {
+          finish(next);
+          acknowledge(next);
+        }
+        rethrow(current);
+        if (claimFailure instanceof SQLException) {
+          throw (SQLException) claimFailure;
+        }
+        throw (RuntimeException) claimFailure;
+      }
+      if (!goOn) {
+        if (next != null) {
+          acknowledge(next); // handed back unsent: the relay pauses or stops
+        }
+        return total;
+      }
+      current = next;
+    }
+  }
+
+  /** One claimed batch on its way through a round. */
+  private static final class Batch {
+    final String token;
+    final List<ClaimedEvent> claimed;
+    final boolean probing;
+    RoundDecision.Round round;
+    Sender.Started sending;
+    long sendStart;
+    Throwable failure;
+
+    Batch(String token, List<ClaimedEvent> claimed, boolean probing) {
+      this.token = token;
+      this.claimed = claimed;
+      this.probing = probing;
+    }
+  }
+
+  /** Claims a batch (one event while probing); null if none is claimable. */
+  private Batch claim(boolean probing) throws SQLException {
     String token = owner + "/" + batches.incrementAndGet();
     long claimStart = System.nanoTime();
     List<ClaimedEvent> claimed =
         store.claim(
             token, probing ? 1 : settings.batchSize, settings.ordered, settings.leaseDuration);
     if (claimed.isEmpty()) {
-      return 0;
+      return null;
     }
     Duration claimTime = Duration.ofNanos(System.nanoTime() - claimStart);
     notify(() -> listener.batchClaimed(claimed.size(), claimTime));
     log.debug(
         "[{}] claimed {} events in {} ms", settings.name, claimed.size(), claimTime.toMillis());
+    return new Batch(token, claimed, probing);
+  }
 
-    RoundDecision.Round round;
-    Throwable failure = null;
+  /** Settles what needs no send and hands the rest to a send thread. */
+  private void start(Batch batch) {
     try {
-      round = handle(claimed, probing);
+      batch.round = decision.prepare(batch.claimed);
+      if (batch.round.sendable.isEmpty()) {
+        return;
+      }
+      if (stopping.getAsBoolean()) {
+        decision.handBackUnsent(batch.round); // closed while claiming: nothing is sent
+        return;
+      }
+      List<OutboxMessage> messages = new ArrayList<>(batch.round.sendable.size());
+      for (ClaimedEvent c : batch.round.sendable) {
+        messages.add(OutboxMessage.of(c.event(), c.attempt()));
+      }
+      batch.sendStart = System.nanoTime();
+      batch.sending = sender.start(messages);
     } catch (RuntimeException | Error e) {
-      failure = e;
-      log.error(
-          "[{}] failed to handle a claimed batch of {}; handing it back",
-          settings.name,
-          claimed.size(),
-          e);
-      round = RoundDecision.handBack(claimed);
+      fail(batch, e);
     }
+  }
 
+  /** Waits for the send, decides every row, and updates the outage breaker. */
+  private void finish(Batch batch) {
+    if (batch.sending != null) {
+      Sender.Started sending = batch.sending;
+      batch.sending = null;
+      try {
+        Sender.Outcome outcome = sender.await(sending);
+        batch.round.sendTime = Duration.ofNanos(System.nanoTime() - batch.sendStart);
+        decision.decide(batch.round, outcome, batch.probing);
+      } catch (RuntimeException | Error e) {
+        fail(batch, e);
+      }
+    }
+    if (!batch.round.interrupted) {
+      // Closing: the verdict does not count.
+      updateBreaker(batch.round.outage, batch.round.answered);
+    }
+  }
+
+  private void fail(Batch batch, Throwable e) {
+    batch.failure = e;
+    log.error(
+        "[{}] failed to handle a claimed batch of {}; handing it back",
+        settings.name,
+        batch.claimed.size(),
+        e);
+    batch.round = RoundDecision.handBack(batch.claimed);
+  }
+
+  /** Records every row's outcome in one fenced transaction, then tells the listener. */
+  private void acknowledge(Batch batch) throws SQLException {
+    RoundDecision.Round round = batch.round;
     long ackStart = System.nanoTime();
-    int updated = acknowledge(token, round.acks);
+    int updated = acknowledge(batch.token, round.acks);
     Duration ackTime = Duration.ofNanos(System.nanoTime() - ackStart);
     if (updated < round.acks.size()) {
       int lost = round.acks.size() - updated;
@@ -144,39 +297,19 @@ public final class RelayCycle {
     }
     round.notices.forEach(this::notify);
     Duration sendTime = round.sendTime;
-    notify(() -> listener.batchCompleted(claimed.size(), sendTime, ackTime));
+    notify(() -> listener.batchCompleted(batch.claimed.size(), sendTime, ackTime));
     if (round.interrupted) {
-      Thread.currentThread().interrupt(); // closing: the outage verdict does not matter
-    } else {
-      updateBreaker(round.outage, round.answered);
+      Thread.currentThread().interrupt();
     }
-    if (failure instanceof Error) {
-      throw (Error) failure;
-    }
-    if (failure != null) {
-      throw (RuntimeException) failure;
-    }
-    return claimed.size();
   }
 
-  private RoundDecision.Round handle(List<ClaimedEvent> claimed, boolean probing) {
-    RoundDecision.Round round = decision.prepare(claimed);
-    if (round.sendable.isEmpty()) {
-      return round;
+  private static void rethrow(Batch batch) {
+    if (batch.failure instanceof Error) {
+      throw (Error) batch.failure;
     }
-    if (stopping.getAsBoolean()) {
-      decision.handBackUnsent(round); // closed while claiming: nothing is sent
-      return round;
+    if (batch.failure != null) {
+      throw (RuntimeException) batch.failure;
     }
-    List<OutboxMessage> messages = new ArrayList<>(round.sendable.size());
-    for (ClaimedEvent c : round.sendable) {
-      messages.add(OutboxMessage.of(c.event(), c.attempt()));
-    }
-    long sendStart = System.nanoTime();
-    Sender.Outcome outcome = sender.send(messages);
-    round.sendTime = Duration.ofNanos(System.nanoTime() - sendStart);
-    decision.decide(round, outcome, probing);
-    return round;
   }
 
   private void reclaimIfDue() throws SQLException {

@@ -284,29 +284,16 @@ public final class RelayStore {
       throws SQLException {
     List<ClaimedEvent> claimed;
     if (ordered) {
-      // Read twice the batch: candidates other relays lock meanwhile are skipped, not waited on.
-      List<Long> candidates = new ArrayList<>();
-      try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().orderedCandidates()))) {
-        ps.setInt(1, limit * 2);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            candidates.add(rs.getLong(1));
-          }
-        }
-      }
-      if (candidates.isEmpty()) {
-        return new ArrayList<>();
-      }
-      try (PreparedStatement ps =
-          c.prepareStatement(s.sql(s.dialect().lockCandidates(), candidates.size()))) {
-        int i = 1;
-        for (long seq : candidates) {
-          ps.setLong(i++, seq);
-        }
-        ps.setInt(i, limit);
-        try (ResultSet rs = ps.executeQuery()) {
-          claimed = readClaimed(rs, s.dialect());
-        }
+      // First the heads among the first PENDING rows (a bounded read, however deep the backlog:
+      // with a hot aggregate the window holds its head, and its run fills the batch); only when
+      // that claims nothing, the read of every PENDING row until enough heads are found.
+      // Twice the batch of candidates: those other relays lock meanwhile are skipped, not waited
+      // on.
+      SqlDialect d = s.dialect();
+      claimed =
+          lockHeads(c, s, candidates(c, s, d.orderedCandidatesInWindow(), limit, 2 * limit), limit);
+      if (claimed.isEmpty()) {
+        claimed = lockHeads(c, s, candidates(c, s, d.orderedCandidates(), 2 * limit), limit);
       }
     } else {
       try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().lockUnordered()))) {
@@ -329,6 +316,42 @@ public final class RelayStore {
       }
     }
     return claimed;
+  }
+
+  /** Seq numbers of ordered-mode candidates, from a statement whose parameters are all ints. */
+  private static List<Long> candidates(Connection c, OutboxSql s, String template, int... params)
+      throws SQLException {
+    List<Long> candidates = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(s.sql(template))) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setInt(i + 1, params[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          candidates.add(rs.getLong(1));
+        }
+      }
+    }
+    return candidates;
+  }
+
+  /** Locks up to {@code limit} candidates still claimable, skipping those another relay locked. */
+  private static List<ClaimedEvent> lockHeads(
+      Connection c, OutboxSql s, List<Long> candidates, int limit) throws SQLException {
+    if (candidates.isEmpty()) {
+      return new ArrayList<>();
+    }
+    try (PreparedStatement ps =
+        c.prepareStatement(s.sql(s.dialect().lockCandidates(), candidates.size()))) {
+      int i = 1;
+      for (long seq : candidates) {
+        ps.setLong(i++, seq);
+      }
+      ps.setInt(i, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        return readClaimed(rs, s.dialect());
+      }
+    }
   }
 
   private static List<ClaimedEvent> readClaimed(ResultSet rs, SqlDialect dialect)

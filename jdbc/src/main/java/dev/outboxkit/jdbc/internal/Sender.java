@@ -96,6 +96,29 @@ final class Sender {
 
   /** Sends the batch; never throws: every message gets a result. */
   Outcome send(List<OutboxMessage> messages) {
+    return await(start(messages));
+  }
+
+  /** A batch handed to a send thread; {@link #await} gives its outcome. */
+  final class Started {
+    private final List<OutboxMessage> messages;
+    private final Call call;
+    private final long deadlineNanos;
+    private final Outcome refused;
+
+    private Started(List<OutboxMessage> messages, Call call, Outcome refused) {
+      this.messages = messages;
+      this.call = call;
+      this.deadlineNanos = System.nanoTime() + settings.sendTimeout.toNanos();
+      this.refused = refused;
+    }
+  }
+
+  /**
+   * Hands the batch to a send thread and returns at once; the time limit runs from now. Never
+   * throws.
+   */
+  Started start(List<OutboxMessage> messages) {
     Call call = new Call(messages);
     try {
       pool.execute(call);
@@ -106,12 +129,26 @@ final class Sender {
               : "every send thread ("
                   + RelayThreads.MAX_SEND_THREADS
                   + ") is stuck in a transport call that ignored its interrupt";
-      return new Outcome(uniform(messages.size(), SendResult.unavailable(reason)), false, false);
+      return new Started(
+          messages,
+          null,
+          new Outcome(uniform(messages.size(), SendResult.unavailable(reason)), false, false));
     }
+    return new Started(messages, call, null);
+  }
+
+  /** Waits for a started batch until its time limit; never throws: every message gets a result. */
+  Outcome await(Started started) {
+    if (started.refused != null) {
+      return started.refused;
+    }
+    List<OutboxMessage> messages = started.messages;
+    Call call = started.call;
     boolean interrupted = false;
     List<SendResult> results;
     try {
-      results = call.done.get(settings.sendTimeout.toNanos(), TimeUnit.NANOSECONDS);
+      long left = Math.max(0, started.deadlineNanos - System.nanoTime());
+      results = call.done.get(left, TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       results = null;
     } catch (InterruptedException e) {

@@ -102,6 +102,14 @@ public abstract class SqlDialect {
     return statement("orderedCandidates");
   }
 
+  /**
+   * Like {@link #orderedCandidates()}, among the first {@code ?} due PENDING rows only: a read
+   * bounded however deep the backlog. Params: the window, the most candidates.
+   */
+  public final String orderedCandidatesInWindow() {
+    return statement("orderedCandidatesInWindow");
+  }
+
   /** Locks the still-claimable rows among {@code {seqs}}; returns event columns + expired. */
   public final String lockCandidates() {
     return statement("lockCandidates");

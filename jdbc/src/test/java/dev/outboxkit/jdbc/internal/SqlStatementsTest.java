@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class SqlStatementsTest {
   private static final Set<String> ONE_STATEMENT_CLAIMS = Set.of("claimUnordered", "claimOrdered");
   private static final Set<String> THREE_STEP_CLAIMS =
-      Set.of("lockUnordered", "orderedCandidates", "lockCandidates");
+      Set.of("lockUnordered", "orderedCandidates", "orderedCandidatesInWindow", "lockCandidates");
   private static final Set<String> OPTIONAL =
       Set.of(
           "claimOrderedSparse",
