@@ -8,7 +8,9 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -137,8 +139,11 @@ public final class RelayCycle {
     while (true) {
       Batch next = null;
       Exception claimFailure = null;
+      // In ordered mode a batch with runs means few aggregates wait, each now IN_FLIGHT: a claim
+      // ahead would find nothing claimable, at the price of a search.
       if (current.claimed.size() >= settings.batchSize
           && !current.probing
+          && !(settings.ordered && hasRuns(current.claimed))
           && !stopping.getAsBoolean()) {
         try {
           reclaimIfDue();
@@ -192,6 +197,16 @@ public final class RelayCycle {
       }
       current = next;
     }
+  }
+
+  private static boolean hasRuns(List<ClaimedEvent> claimed) {
+    Set<String> aggregates = new HashSet<>();
+    for (ClaimedEvent c : claimed) {
+      if (!aggregates.add(c.aggregate())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** One claimed batch on its way through a round. */

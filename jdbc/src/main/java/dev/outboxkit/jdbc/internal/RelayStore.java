@@ -161,6 +161,8 @@ public final class RelayStore {
     boolean sparse =
         ordered && headsScarce && sql != null && sql.dialect().claimOrderedSparse() != null;
     int[] heads = new int[1];
+    // Cleared by a claim that saw every due PENDING row, all of them heads: no run to look for.
+    boolean[] runsPossible = {true};
     List<ClaimedEvent> result =
         inTransaction(
             sparse ? Claim.SPARSE : Claim.PLAIN,
@@ -169,9 +171,9 @@ public final class RelayStore {
               List<ClaimedEvent> claimed =
                   s.dialect().claimsInOneStatement()
                       ? claimInOneStatement(c, s, owner, limit, ordered, sparse, lease)
-                      : claimInSteps(c, s, owner, limit, ordered, lease);
+                      : claimInSteps(c, s, owner, limit, ordered, lease, runsPossible);
               heads[0] = claimed.size();
-              if (runs && !claimed.isEmpty() && claimed.size() < limit) {
+              if (runs && runsPossible[0] && !claimed.isEmpty() && claimed.size() < limit) {
                 claimed.addAll(claimRuns(c, s, owner, claimed, limit - claimed.size(), lease));
               }
               claimed.sort(Comparator.comparingLong(ClaimedEvent::seq));
@@ -279,8 +281,18 @@ public final class RelayStore {
     }
   }
 
+  /**
+   * @param runsPossible set to false when the ordered claim saw that no due PENDING row but the
+   *     heads exists
+   */
   private static List<ClaimedEvent> claimInSteps(
-      Connection c, OutboxSql s, String owner, int limit, boolean ordered, Duration lease)
+      Connection c,
+      OutboxSql s,
+      String owner,
+      int limit,
+      boolean ordered,
+      Duration lease,
+      boolean[] runsPossible)
       throws SQLException {
     List<ClaimedEvent> claimed;
     if (ordered) {
@@ -290,9 +302,27 @@ public final class RelayStore {
       // Twice the batch of candidates: those other relays lock meanwhile are skipped, not waited
       // on.
       SqlDialect d = s.dialect();
-      claimed =
-          lockHeads(c, s, candidates(c, s, d.orderedCandidatesInWindow(), limit, 2 * limit), limit);
+      List<Long> heads = new ArrayList<>();
+      int others = 0;
+      int read = 0;
+      try (PreparedStatement ps = c.prepareStatement(s.sql(d.orderedCandidatesInWindow()))) {
+        ps.setInt(1, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            read++;
+            if (rs.getInt("head") == 0) {
+              others++;
+            } else if (heads.size() < 2 * limit) {
+              heads.add(rs.getLong("seq"));
+            }
+          }
+        }
+      }
+      // The window held every due PENDING row, and each was a head: nothing runs behind them.
+      runsPossible[0] = others > 0 || read >= limit;
+      claimed = lockHeads(c, s, heads, limit);
       if (claimed.isEmpty()) {
+        runsPossible[0] = true;
         claimed = lockHeads(c, s, candidates(c, s, d.orderedCandidates(), 2 * limit), limit);
       }
     } else {

@@ -103,8 +103,9 @@ public abstract class SqlDialect {
   }
 
   /**
-   * Like {@link #orderedCandidates()}, among the first {@code ?} due PENDING rows only: a read
-   * bounded however deep the backlog. Params: the window, the most candidates.
+   * The first {@code ?} due PENDING rows, seq and whether each qualifies as in {@link
+   * #orderedCandidates()} ({@code head} 1 or 0): a read bounded however deep the backlog. Params:
+   * the window.
    */
   public final String orderedCandidatesInWindow() {
     return statement("orderedCandidatesInWindow");

@@ -29,20 +29,20 @@ SELECT c.seq FROM {table} c
  ORDER BY c.seq
  LIMIT ?
 
--- The same among the first due PENDING rows only. Params: the window, the most candidates.
+-- The first due PENDING rows, each with whether it qualifies as above. Params: the window.
 -- name: orderedCandidatesInWindow
-SELECT c.seq
+SELECT c.seq,
+       CASE WHEN NOT EXISTS (SELECT 1 FROM {table} p
+                              WHERE p.aggregate_type = c.aggregate_type
+                                AND p.aggregate_id = c.aggregate_id
+                                AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
+                                AND p.seq < c.seq)
+            THEN 1 ELSE 0 END AS head
   FROM (SELECT w.seq, w.aggregate_type, w.aggregate_id FROM {table} w
          WHERE w.status = 'PENDING' AND w.available_at <= CURRENT_TIMESTAMP
          ORDER BY w.seq
          LIMIT ?) c
- WHERE NOT EXISTS (SELECT 1 FROM {table} p
-                    WHERE p.aggregate_type = c.aggregate_type
-                      AND p.aggregate_id = c.aggregate_id
-                      AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
-                      AND p.seq < c.seq)
  ORDER BY c.seq
- LIMIT ?
 
 -- name: lockCandidates
 SELECT seq, id, aggregate_type, aggregate_id, event_type, schema_version, destination,

@@ -45,30 +45,31 @@ SELECT c.seq FROM {table} c IGNORE INDEX FOR ORDER BY (PRIMARY)
  ORDER BY c.seq
  LIMIT ?
 
--- The same among the first due PENDING rows only (the derived table, at most the window): with a
--- hot aggregate or few aggregates, the heads are found without reading the whole backlog. Params:
--- the window, the most candidates.
+-- The first due PENDING rows (a bounded read, however deep the backlog), each with whether it
+-- qualifies as above: with a hot aggregate or few aggregates the heads are found without reading
+-- the whole backlog, and a window of heads only, not full, shows there is no run behind them.
+-- Params: the window.
 -- name: orderedCandidatesInWindow
-SELECT c.seq
+SELECT c.seq,
+       CASE WHEN NOT EXISTS (SELECT 1 FROM {table} p
+                              WHERE p.aggregate_type = c.aggregate_type
+                                AND p.aggregate_id = c.aggregate_id
+                                AND p.status = 'PENDING' AND p.seq < c.seq)
+             AND NOT EXISTS (SELECT 1 FROM {table} p
+                              WHERE p.aggregate_type = c.aggregate_type
+                                AND p.aggregate_id = c.aggregate_id
+                                AND p.status = 'IN_FLIGHT' AND p.seq < c.seq)
+             AND NOT EXISTS (SELECT 1 FROM {table} p
+                              WHERE p.aggregate_type = c.aggregate_type
+                                AND p.aggregate_id = c.aggregate_id
+                                AND p.status = 'DEAD' AND p.seq < c.seq)
+            THEN 1 ELSE 0 END AS head
   FROM (SELECT w.seq, w.aggregate_type, w.aggregate_id
           FROM {table} w IGNORE INDEX FOR ORDER BY (PRIMARY)
          WHERE w.status = 'PENDING' AND w.available_at <= UTC_TIMESTAMP(6)
          ORDER BY w.seq
          LIMIT ?) c
- WHERE NOT EXISTS (SELECT 1 FROM {table} p
-                    WHERE p.aggregate_type = c.aggregate_type
-                      AND p.aggregate_id = c.aggregate_id
-                      AND p.status = 'PENDING' AND p.seq < c.seq)
-   AND NOT EXISTS (SELECT 1 FROM {table} p
-                    WHERE p.aggregate_type = c.aggregate_type
-                      AND p.aggregate_id = c.aggregate_id
-                      AND p.status = 'IN_FLIGHT' AND p.seq < c.seq)
-   AND NOT EXISTS (SELECT 1 FROM {table} p
-                    WHERE p.aggregate_type = c.aggregate_type
-                      AND p.aggregate_id = c.aggregate_id
-                      AND p.status = 'DEAD' AND p.seq < c.seq)
  ORDER BY c.seq
- LIMIT ?
 
 -- name: lockCandidates
 SELECT seq, id, aggregate_type, aggregate_id, event_type, schema_version, destination,
