@@ -1,6 +1,7 @@
 package dev.outboxkit.faults;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.Transport;
@@ -19,20 +20,22 @@ import java.util.stream.Collectors;
  * and its own {@link KafkaTransport}, wrapped in a transport that reports what happens to each
  * batch, so the parent can SIGKILL it at chosen moments and later explain every duplicate.
  *
- * <p>Protocol (batch numbers count this process's claims):
+ * <p>Protocol. Claims and transport calls are numbered apart ({@code <b>} and {@code <s>}): the
+ * relay claims the next batch while one is being sent, and may send one batch in several calls.
  *
  * <ul>
  *   <li>{@code READY} once the relay runs;
  *   <li>{@code CLAIMED <b> <size>} after a claim committed;
- *   <li>{@code RETRY_ASKED <b> <ids>} events answered retry on purpose, never sent;
- *   <li>{@code SENDING <b> <ids>} right before the batch goes to Kafka;
- *   <li>{@code ACKED_BY_BROKER <b> <ids>} right after Kafka acknowledged these (before the relay
+ *   <li>{@code RETRY_ASKED <s> <ids>} events answered retry on purpose, never sent;
+ *   <li>{@code SENDING <s> <ids>} right before the call goes to Kafka;
+ *   <li>{@code ACKED_BY_BROKER <s> <ids>} right after Kafka acknowledged these (before the relay
  *       records them in the database);
- *   <li>{@code DB_ACKED <b>} after the outcome was committed;
+ *   <li>{@code DB_ACKED <b> <ids>} after the outcome of claim {@code b} was committed, with the ids
+ *       it recorded PUBLISHED;
  *   <li>{@code LEASE_LOST <b> <n>} if the acknowledgement found rows taken over;
- *   <li>{@code PAUSED <phase> <b>} at the kill point chosen by {@code --kill-phase} and {@code
- *       --kill-batch}: {@code AFTER_CLAIM}, {@code MID_SEND} (half the batch acknowledged by Kafka,
- *       the other half not sent), {@code AFTER_BROKER_ACK}.
+ *   <li>{@code PAUSED <phase> <b or s>} at the kill point chosen by {@code --kill-phase} and {@code
+ *       --kill-batch}: {@code AFTER_CLAIM} (the b-th claim), {@code MID_SEND} (half of the s-th
+ *       call acknowledged by Kafka, the other half not sent), {@code AFTER_BROKER_ACK}.
  * </ul>
  *
  * <p>Other options: {@code --bootstrap}, {@code --name}, {@code --lease-ms}, {@code
@@ -103,7 +106,12 @@ public final class RelayChild {
     private final Duration retryAfter;
     private final long sendDelayMillis;
     private volatile Transport delegate;
+    // Claims and sends count apart: the relay claims the next batch while one is being sent.
     private volatile int batch;
+    private volatile int sends;
+    // Claimed batches whose outcome is not recorded yet, oldest first: recorded in claim order.
+    private final java.util.ArrayDeque<Integer> open = new java.util.ArrayDeque<>();
+    private final List<String> published = new ArrayList<>();
 
     Observer(
         String killPhase,
@@ -121,6 +129,9 @@ public final class RelayChild {
     @Override
     public void batchClaimed(int size, Duration claimTime) {
       int b = ++batch;
+      synchronized (open) {
+        open.addLast(b);
+      }
       Child.emit("CLAIMED " + b + " " + size);
       if (killPhase.equals("AFTER_CLAIM") && b == killBatch) {
         Child.pauseForKill("AFTER_CLAIM " + b);
@@ -129,12 +140,27 @@ public final class RelayChild {
 
     @Override
     public void batchCompleted(int size, Duration sendTime, Duration ackTime) {
-      Child.emit("DB_ACKED " + batch);
+      Integer b;
+      synchronized (open) {
+        b = open.pollFirst();
+      }
+      // The ids this acknowledgement recorded PUBLISHED (the listener hears them just before).
+      Child.emit("DB_ACKED " + b + " " + String.join(",", published));
+      published.clear();
+    }
+
+    @Override
+    public void published(OutboxEvent event, int attempt, Duration lag) {
+      published.add(event.id().toString());
     }
 
     @Override
     public void leaseLost(int events) {
-      Child.emit("LEASE_LOST " + batch + " " + events);
+      Integer b;
+      synchronized (open) {
+        b = open.peekFirst();
+      }
+      Child.emit("LEASE_LOST " + b + " " + events);
     }
 
     @Override
@@ -144,7 +170,7 @@ public final class RelayChild {
 
     @Override
     public List<SendResult> sendBatch(List<OutboxMessage> messages) {
-      int b = batch;
+      int b = ++sends;
       SendResult[] results = new SendResult[messages.size()];
       List<OutboxMessage> toSend = new ArrayList<>();
       List<Integer> positions = new ArrayList<>();

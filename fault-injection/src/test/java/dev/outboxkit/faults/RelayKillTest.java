@@ -113,10 +113,11 @@ abstract class RelayKillTest extends FaultTest {
     Set<String> inFlightAtKill = new HashSet<>();
     Set<String> leaseLost = new HashSet<>();
     for (RelayLog l : logs) {
-      RelayLog.Batch b = l.interrupted();
-      if (b != null) {
-        ackedBeforeKill.addAll(b.ackedByBroker);
-        inFlightAtKill.addAll(b.sending);
+      if (l.killed) {
+        // What the killed process sent (or Kafka acknowledged to it) and never recorded: the
+        // batch being sent at the kill, and the one before it whose acknowledgement was running.
+        ackedBeforeKill.addAll(l.brokerAckedNotRecorded());
+        inFlightAtKill.addAll(l.sentNotRecorded());
       }
       leaseLost.addAll(l.leaseLostIds());
     }

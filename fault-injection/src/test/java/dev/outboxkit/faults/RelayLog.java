@@ -33,15 +33,14 @@ final class RelayLog {
     }
   }
 
-  /** What one claim of this process went through. */
+  /**
+   * What one claim of this process went through: when and how big, and whether its outcome was
+   * recorded. (What was sent is per transport call, in {@link #lines}.)
+   */
   static final class Batch {
     final int number;
     long claimedAt;
     int size;
-    final Set<String> retryAsked = new HashSet<>();
-    final Set<String> sending = new HashSet<>();
-    long sendingAt;
-    final Set<String> ackedByBroker = new HashSet<>();
     boolean dbAcked;
     int leaseLost;
 
@@ -78,7 +77,8 @@ final class RelayLog {
           break;
       }
       lines.add(new Line(millis, word, b, ids));
-      if (b < 0) {
+      if (b < 0
+          || !(word.equals("CLAIMED") || word.equals("DB_ACKED") || word.equals("LEASE_LOST"))) {
         continue;
       }
       Batch batch = batches.computeIfAbsent(b, Batch::new);
@@ -86,16 +86,6 @@ final class RelayLog {
         case "CLAIMED":
           batch.claimedAt = millis;
           batch.size = Integer.parseInt(f[3]);
-          break;
-        case "RETRY_ASKED":
-          batch.retryAsked.addAll(ids);
-          break;
-        case "SENDING":
-          batch.sendingAt = millis;
-          batch.sending.addAll(ids);
-          break;
-        case "ACKED_BY_BROKER":
-          batch.ackedByBroker.addAll(ids);
           break;
         case "DB_ACKED":
           batch.dbAcked = true;
@@ -121,13 +111,42 @@ final class RelayLog {
     return last.dbAcked ? null : last;
   }
 
+  /** Ids Kafka acknowledged to this process that its database acknowledgements never recorded. */
+  Set<String> brokerAckedNotRecorded() {
+    return notRecorded("ACKED_BY_BROKER");
+  }
+
+  /** Ids this process sent that its database acknowledgements never recorded PUBLISHED. */
+  Set<String> sentNotRecorded() {
+    return notRecorded("SENDING");
+  }
+
+  private Set<String> notRecorded(String word) {
+    Set<String> ids = new HashSet<>();
+    Set<String> recorded = new HashSet<>();
+    for (Line line : lines) {
+      if (line.word.equals(word)) {
+        ids.addAll(line.ids);
+      } else if (line.word.equals("DB_ACKED")) {
+        recorded.addAll(line.ids);
+      }
+    }
+    ids.removeAll(recorded);
+    return ids;
+  }
+
   /** Ids sent in batches whose acknowledgement found its lease lost. */
   Set<String> leaseLostIds() {
     Set<String> ids = new HashSet<>();
-    for (Batch b : batches.values()) {
-      if (b.leaseLost > 0) {
-        ids.addAll(b.sending);
+    boolean lost = false;
+    for (Line line : lines) {
+      if (line.word.equals("LEASE_LOST")) {
+        lost = true;
       }
+    }
+    if (lost) {
+      // Sends are numbered apart from claims: every id sent and not recorded is a candidate.
+      ids.addAll(sentNotRecorded());
     }
     return ids;
   }
