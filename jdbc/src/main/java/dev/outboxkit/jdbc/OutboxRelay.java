@@ -340,7 +340,8 @@ public final class OutboxRelay implements AutoCloseable {
 
   /**
    * Runs batches on the calling thread until none is claimable: everything available now is
-   * delivered, scheduled for retry, quarantined or expired. Handy in tests.
+   * delivered, scheduled for retry, quarantined or expired. While batches come back full, the next
+   * is claimed while one is sent, as the relay's own thread does. Handy in tests.
    *
    * @return events handled
    * @throws OutboxStorageException if the database failed; nothing is lost
@@ -753,7 +754,10 @@ public final class OutboxRelay implements AutoCloseable {
 
     /**
      * Ordered mode (default true): each aggregate's events are published one after another in
-     * append order. Unordered mode claims any available event, for the most parallelism.
+     * append order. A claim takes each aggregate's first unfinished event and the due events behind
+     * it (an even share of the batch per aggregate); the relay sends such a run in one call only to
+     * a transport whose {@link Transport#keepsOrderWithinBatch()} is true, otherwise in waves of
+     * one event per aggregate. Unordered mode claims any available event, for the most parallelism.
      *
      * @param ordered false when consumers do not depend on per-aggregate order
      * @return this builder

@@ -11,7 +11,7 @@ public final class RelaySettings {
   /** Events per claim. */
   public final int batchSize;
 
-  /** Claim only aggregate heads. */
+  /** Claim aggregate heads and the runs behind them, and keep per-aggregate order. */
   public final boolean ordered;
 
   /** How long a claim holds its rows. */
