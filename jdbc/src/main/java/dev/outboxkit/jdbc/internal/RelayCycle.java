@@ -138,7 +138,7 @@ public final class RelayCycle {
     int total = 0;
     while (true) {
       Batch next = null;
-      Exception claimFailure = null;
+      Throwable claimFailure = null;
       // In ordered mode a batch with runs means few aggregates wait, each now IN_FLIGHT: a claim
       // ahead would find nothing claimable, at the price of a search.
       if (current.claimed.size() >= settings.batchSize
@@ -148,7 +148,7 @@ public final class RelayCycle {
         try {
           reclaimIfDue();
           next = claim(false);
-        } catch (SQLException | RuntimeException e) {
+        } catch (SQLException | RuntimeException | Error e) {
           claimFailure = e; // thrown once the batch in flight has its outcome
         }
       }
@@ -186,6 +186,9 @@ public final class RelayCycle {
         rethrow(current);
         if (claimFailure instanceof SQLException) {
           throw (SQLException) claimFailure;
+        }
+        if (claimFailure instanceof Error) {
+          throw (Error) claimFailure;
         }
         throw (RuntimeException) claimFailure;
       }
