@@ -115,6 +115,9 @@ public final class OutboxRelay implements AutoCloseable {
   /** The shortest idle pause: the first poll after a batch that was not full. */
   private static final Duration MIN_IDLE = Duration.ofMillis(5);
 
+  /** The pause after the database failed once; it doubles over failures in a row. */
+  private static final Duration FIRST_DB_PAUSE = Duration.ofMillis(200);
+
   /** Longest pause after the database failed. */
   private static final Duration MAX_DB_PAUSE = Duration.ofSeconds(30);
 
@@ -464,6 +467,7 @@ public final class OutboxRelay implements AutoCloseable {
   private void work() {
     Duration idle = MIN_IDLE;
     Duration dbPause = Duration.ZERO;
+    long roundsBefore = 0;
     while (running) {
       try {
         Duration outagePause = cycle.breaker().pauseLeft();
@@ -472,6 +476,7 @@ public final class OutboxRelay implements AutoCloseable {
           continue;
         }
         wakeRequested = false;
+        roundsBefore = cycle.roundsAcknowledged();
         int handled = cycle.runWhileFull();
         dbPause = Duration.ZERO;
         if (handled >= settings.batchSize) {
@@ -481,8 +486,13 @@ public final class OutboxRelay implements AutoCloseable {
         idle = handled > 0 ? MIN_IDLE : min(idle.multipliedBy(2), pollInterval);
         pause(handled > 0 ? MIN_IDLE : idle);
       } catch (SQLException e) {
+        // The pause grows only over failures in a row: rounds that went through before this one
+        // (runWhileFull goes on while the backlog lasts) start it over.
+        boolean progressed = cycle.roundsAcknowledged() != roundsBefore;
         dbPause =
-            dbPause.isZero() ? Duration.ofMillis(200) : min(dbPause.multipliedBy(2), MAX_DB_PAUSE);
+            dbPause.isZero() || progressed
+                ? FIRST_DB_PAUSE
+                : min(dbPause.multipliedBy(2), MAX_DB_PAUSE);
         log.warn(
             "[{}] database error, retrying in {} ms: {}",
             settings.name,

@@ -5,6 +5,8 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 
 /**
@@ -25,6 +27,37 @@ public final class StatementHook {
    * @return the wrapping data source
    */
   public static DataSource after(DataSource real, String marker, Runnable hook) {
+    return hooked(real, marker, hook::run);
+  }
+
+  /**
+   * Wraps a data source so that a statement containing a marker fails after it executed, whenever
+   * {@code failNow} says so: the way a test makes the database fail one chosen claim or
+   * acknowledgement (the statement ran, its transaction is then rolled back by its caller).
+   *
+   * @param real where connections come from
+   * @param marker text of the statements that may fail
+   * @param failNow asked after each such statement executed; true throws an {@link SQLException}
+   *     with SQL state {@code 08006} (connection failure)
+   * @return the wrapping data source
+   */
+  public static DataSource failing(DataSource real, String marker, BooleanSupplier failNow) {
+    return hooked(
+        real,
+        marker,
+        () -> {
+          if (failNow.getAsBoolean()) {
+            throw new SQLException("injected failure after the statement ran", "08006");
+          }
+        });
+  }
+
+  @FunctionalInterface
+  private interface Hook {
+    void run() throws SQLException;
+  }
+
+  private static DataSource hooked(DataSource real, String marker, Hook hook) {
     return proxy(
         DataSource.class,
         (p, m, args) -> {

@@ -40,6 +40,7 @@ public final class RelayCycle {
   private final String owner;
   private final Duration reclaimEvery;
   private final AtomicLong batches = new AtomicLong();
+  private final AtomicLong acknowledged = new AtomicLong();
   private volatile Instant lastReclaim;
 
   /**
@@ -82,6 +83,14 @@ public final class RelayCycle {
   /** Send threads abandoned in a transport that ignored their interrupt, still stuck there. */
   public int abandonedSends() {
     return sender.abandoned();
+  }
+
+  /**
+   * Rounds whose outcome was recorded so far: the relay loop tells by it whether a database failure
+   * came after progress (its pause then starts over) or after another failure (the pause grows).
+   */
+  public long roundsAcknowledged() {
+    return acknowledged.get();
   }
 
   /** The outage breaker, for the relay loop's pauses. */
@@ -303,6 +312,7 @@ public final class RelayCycle {
     long ackStart = System.nanoTime();
     int updated = acknowledge(batch.token, round.acks);
     Duration ackTime = Duration.ofNanos(System.nanoTime() - ackStart);
+    acknowledged.incrementAndGet();
     if (updated < round.acks.size()) {
       int lost = round.acks.size() - updated;
       log.warn(
