@@ -12,12 +12,15 @@ import dev.outboxkit.Transport;
 import dev.outboxkit.jdbc.internal.RelayStore;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.testing.RecordingTransport;
+import dev.outboxkit.testkit.StatementHook;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -29,6 +32,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -387,6 +392,44 @@ abstract class RelayContractTest extends RelayDatabaseTest {
     }
     assertThat(inFlightSeen.get()).as("rows IN_FLIGHT while round 1 was sent").isEqualTo(20);
     assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(30);
+  }
+
+  @Test
+  void a_rounds_acknowledgement_and_the_claim_of_the_next_commit_in_one_transaction()
+      throws Exception {
+    append(20, i -> event("hot", i));
+    RecordingTransport transport = new RecordingTransport();
+    // At each claim statement: how many events the transport had confirmed, and how many of them
+    // another connection sees PUBLISHED. A claim riding in the acknowledgement's transaction sees
+    // the round before it confirmed but not yet committed PUBLISHED.
+    List<long[]> atClaims = Collections.synchronizedList(new ArrayList<>());
+    DataSource watched =
+        StatementHook.after(
+            ds,
+            "SKIP LOCKED",
+            () ->
+                atClaims.add(
+                    new long[] {
+                      transport.deliveredEvents().size(), countStatus(EventStatus.PUBLISHED)
+                    }));
+    try (OutboxRelay relay =
+        OutboxRelay.builder(watched, transport)
+            .name("folded")
+            .batchSize(5)
+            .ordered(true)
+            .random(new Random(42))
+            .build()) {
+      assertThat(relay.drain()).isEqualTo(20);
+    }
+    assertThat(atClaims)
+        .as("claims that saw confirmed events not yet committed PUBLISHED")
+        .anySatisfy(seen -> assertThat(seen[1]).isLessThan(seen[0]));
+    assertThat(transport.deliveredEvents())
+        .extracting(e -> new String(e.payload(), StandardCharsets.UTF_8))
+        .as("one hot aggregate, in append order, each once")
+        .containsExactlyElementsOf(
+            IntStream.range(0, 20).mapToObj(i -> "{\"n\":" + i + "}").toList());
+    assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(20);
   }
 
   @Test

@@ -118,18 +118,21 @@ public final class RelayCycle {
     }
     start(batch);
     finish(batch);
-    acknowledge(batch);
+    acknowledge(batch, false);
     rethrow(batch);
     return batch.claimed.size();
   }
 
   /**
    * Runs rounds while they come back full, overlapping the database with the transport: round N+1
-   * is claimed while round N is sent, and round N acknowledged while round N+1 is sent. Still one
-   * send at a time, and ordered mode stays correct: an aggregate with an event IN_FLIGHT is not
-   * claimable, so round N+1 never holds a successor of round N's events. Round N+1 goes back unsent
-   * (uncharged) if round N tripped the outage breaker, failed, or the relay is closing. The same
-   * guarantee as {@link #runOnce()}: every claimed row gets an outcome.
+   * is claimed while round N is sent, and round N acknowledged while round N+1 is sent, in one
+   * transaction with the claim of round N+2. Still one send at a time, and ordered mode stays
+   * correct: an aggregate with an event IN_FLIGHT is not claimable, so round N+1 never holds a
+   * successor of round N's events. A round with runs (few aggregates, each now IN_FLIGHT) claims
+   * nothing ahead; its acknowledgement claims the next round instead, which then sees its
+   * successors. Round N+1 goes back unsent (uncharged) if round N tripped the outage breaker,
+   * failed, or the relay is closing. The same guarantee as {@link #runOnce()}: every claimed row
+   * gets an outcome.
    *
    * @return events handled, in all rounds
    * @throws SQLException as {@link #runOnce()}, once every claimed row got its outcome
@@ -144,42 +147,57 @@ public final class RelayCycle {
       return 0;
     }
     start(current);
+    Batch ahead = null; // claimed in the last acknowledgement's transaction, not yet started
+    boolean aheadTried = false; // that transaction claimed, maybe nothing
     int total = 0;
     while (true) {
-      Batch next = null;
       Throwable claimFailure = null;
-      // In ordered mode a batch with runs means few aggregates wait, each now IN_FLIGHT: a claim
-      // ahead would find nothing claimable, at the price of a search.
-      if (current.claimed.size() >= settings.batchSize
-          && !current.probing
-          && !(settings.ordered && hasRuns(current.claimed))
-          && !stopping.getAsBoolean()) {
+      if (!aheadTried && claimsAhead(current)) {
         try {
           reclaimIfDue();
-          next = claim(false);
+          ahead = claim(false);
         } catch (SQLException | RuntimeException | Error e) {
           claimFailure = e; // thrown once the batch in flight has its outcome
         }
       }
       finish(current);
-      boolean goOn =
-          next != null
-              && current.failure == null
+      boolean healthy =
+          current.failure == null
               && !current.round.interrupted
               && breaker.pauseLeft().isZero()
               && !breaker.probing();
-      if (goOn) {
-        start(next);
-      } else if (next != null) {
-        next.round = RoundDecision.handBack(next.claimed);
+      Batch next = ahead;
+      ahead = null;
+      if (next != null) {
+        if (healthy) {
+          start(next);
+        } else {
+          next.round = RoundDecision.handBack(next.claimed);
+        }
       }
+      // The claim that rides in this acknowledgement's transaction: the round after the one now
+      // sent, or, when nothing was claimed ahead because of runs, the next round itself.
+      boolean claimWithAck =
+          claimFailure == null
+              && healthy
+              && !stopping.getAsBoolean()
+              && (next != null ? claimsAhead(next) : followsRuns(current));
+      if (claimWithAck) {
+        try {
+          reclaimIfDue();
+        } catch (SQLException | RuntimeException | Error e) {
+          claimWithAck = false;
+          claimFailure = e;
+        }
+      }
+      Batch claimed;
       try {
-        acknowledge(current);
+        claimed = acknowledge(current, claimWithAck);
       } catch (SQLException e) {
         if (next != null) {
           finish(next);
           try {
-            acknowledge(next);
+            acknowledge(next, false);
           } catch (SQLException again) {
             e.addSuppressed(again);
           }
@@ -190,7 +208,7 @@ public final class RelayCycle {
       if (current.failure != null || claimFailure != null) {
         if (next != null) {
           finish(next);
-          acknowledge(next);
+          acknowledge(next, false);
         }
         rethrow(current);
         if (claimFailure instanceof SQLException) {
@@ -201,14 +219,40 @@ public final class RelayCycle {
         }
         throw (RuntimeException) claimFailure;
       }
-      if (!goOn) {
-        if (next != null) {
-          acknowledge(next); // handed back unsent: the relay pauses or stops
+      if (next == null) {
+        if (claimed == null) {
+          return total;
         }
+        next = claimed; // a round after runs, claimed as they were acknowledged
+        start(next);
+        aheadTried = false;
+      } else if (!healthy) {
+        acknowledge(next, false); // handed back unsent: the relay pauses or stops
         return total;
+      } else {
+        ahead = claimed;
+        aheadTried = claimWithAck;
       }
       current = next;
     }
+  }
+
+  /** Whether the next round is claimed while this one is sent. */
+  private boolean claimsAhead(Batch batch) {
+    // In ordered mode a batch with runs means few aggregates wait, each now IN_FLIGHT: a claim
+    // ahead would find nothing claimable, at the price of a search.
+    return batch.claimed.size() >= settings.batchSize
+        && !batch.probing
+        && !(settings.ordered && hasRuns(batch.claimed))
+        && !stopping.getAsBoolean();
+  }
+
+  /** Whether a full round with runs is followed by a claim in its acknowledgement's transaction. */
+  private boolean followsRuns(Batch batch) {
+    return batch.claimed.size() >= settings.batchSize
+        && !batch.probing
+        && settings.ordered
+        && hasRuns(batch.claimed);
   }
 
   private static boolean hasRuns(List<ClaimedEvent> claimed) {
@@ -240,11 +284,21 @@ public final class RelayCycle {
 
   /** Claims a batch (one event while probing); null if none is claimable. */
   private Batch claim(boolean probing) throws SQLException {
-    String token = owner + "/" + batches.incrementAndGet();
+    String token = nextToken();
     long claimStart = System.nanoTime();
     List<ClaimedEvent> claimed =
         store.claim(
             token, probing ? 1 : settings.batchSize, settings.ordered, settings.leaseDuration);
+    return claimedBatch(token, claimed, probing, claimStart);
+  }
+
+  private String nextToken() {
+    return owner + "/" + batches.incrementAndGet();
+  }
+
+  /** The claimed events as a batch, told to the listener; null if none. */
+  private Batch claimedBatch(
+      String token, List<ClaimedEvent> claimed, boolean probing, long claimStart) {
     if (claimed.isEmpty()) {
       return null;
     }
@@ -306,11 +360,41 @@ public final class RelayCycle {
     batch.round = RoundDecision.handBack(batch.claimed);
   }
 
-  /** Records every row's outcome in one fenced transaction, then tells the listener. */
-  private void acknowledge(Batch batch) throws SQLException {
+  /**
+   * Records every row's outcome in one fenced transaction, then tells the listener; with {@code
+   * claimNext}, claims the next batch in the same transaction.
+   *
+   * @return the batch claimed with the acknowledgement; null if none was asked for, none was
+   *     claimable, or the transaction failed (the acknowledgement then went again on its own)
+   */
+  private Batch acknowledge(Batch batch, boolean claimNext) throws SQLException {
     RoundDecision.Round round = batch.round;
     long ackStart = System.nanoTime();
-    int updated = acknowledge(batch.token, round.acks);
+    Batch claimed = null;
+    int updated = -1;
+    SQLException folded = null;
+    if (claimNext) {
+      String token = nextToken();
+      try {
+        RelayStore.AckAndClaim done =
+            store.acknowledgeThenClaim(
+                batch.token,
+                round.acks,
+                settings.deleteOnPublish,
+                token,
+                settings.batchSize,
+                settings.ordered,
+                settings.leaseDuration);
+        updated = done.updated;
+        claimed = claimedBatch(token, done.claimed, false, ackStart);
+      } catch (SQLException e) {
+        folded = e;
+        logAckFailure(round.acks.size(), 1, e);
+      }
+    }
+    if (updated < 0) {
+      updated = acknowledge(batch.token, round.acks, folded);
+    }
     Duration ackTime = Duration.ofNanos(System.nanoTime() - ackStart);
     acknowledged.incrementAndGet();
     if (updated < round.acks.size()) {
@@ -329,6 +413,7 @@ public final class RelayCycle {
     if (round.interrupted) {
       Thread.currentThread().interrupt();
     }
+    return claimed;
   }
 
   private static void rethrow(Batch batch) {
@@ -363,9 +448,17 @@ public final class RelayCycle {
     }
   }
 
-  private int acknowledge(String token, List<Ack> acks) throws SQLException {
-    SQLException failure = null;
-    for (int attempt = 1; attempt <= ACK_TRIES; attempt++) {
+  /**
+   * The acknowledgement on its own, tried until {@link #ACK_TRIES} tries in all were made.
+   *
+   * @param folded the failure of a first try that also claimed, or null if none was made
+   */
+  private int acknowledge(String token, List<Ack> acks, SQLException folded) throws SQLException {
+    SQLException failure = folded;
+    if (folded != null && !sleep(Duration.ofMillis(200L))) {
+      throw folded;
+    }
+    for (int attempt = folded == null ? 1 : 2; attempt <= ACK_TRIES; attempt++) {
       try {
         return store.acknowledge(token, acks, settings.deleteOnPublish);
       } catch (SQLException e) {
@@ -374,19 +467,23 @@ public final class RelayCycle {
         } else {
           failure.addSuppressed(e);
         }
-        log.warn(
-            "[{}] recording the outcome of {} events failed (try {} of {}): {}",
-            settings.name,
-            acks.size(),
-            attempt,
-            ACK_TRIES,
-            e.getMessage());
+        logAckFailure(acks.size(), attempt, e);
         if (attempt < ACK_TRIES && !sleep(Duration.ofMillis(200L * attempt))) {
           break;
         }
       }
     }
     throw failure;
+  }
+
+  private void logAckFailure(int events, int attempt, SQLException e) {
+    log.warn(
+        "[{}] recording the outcome of {} events failed (try {} of {}): {}",
+        settings.name,
+        events,
+        attempt,
+        ACK_TRIES,
+        e.getMessage());
   }
 
   private void updateBreaker(String outage, boolean answered) {

@@ -147,26 +147,72 @@ public final class RelayStore {
    */
   public List<ClaimedEvent> claim(String owner, int limit, boolean ordered, Duration lease)
       throws SQLException {
-    try {
-      return claim(owner, limit, ordered, ordered, lease);
-    } catch (RunConflict e) {
-      // A run's row changed between reading and marking it (an append committed out of seq order
-      // on a hot aggregate, say): the whole claim was rolled back; claim the heads alone.
-      return claim(owner, limit, ordered, false, lease);
+    return acknowledgeThenClaim(null, List.of(), false, owner, limit, ordered, lease).claimed;
+  }
+
+  /** What {@link #acknowledgeThenClaim} did. */
+  public static final class AckAndClaim {
+    /** Rows the acknowledgement updated; fewer than its acks means leases lost. */
+    public final int updated;
+
+    /** The events claimed after it, in seq order; empty if none were claimable. */
+    public final List<ClaimedEvent> claimed;
+
+    AckAndClaim(int updated, List<ClaimedEvent> claimed) {
+      this.updated = updated;
+      this.claimed = claimed;
     }
   }
 
-  private List<ClaimedEvent> claim(
-      String owner, int limit, boolean ordered, boolean runs, Duration lease) throws SQLException {
+  /**
+   * Records one batch's outcomes and claims the next batch in the same transaction: one commit (on
+   * MySQL and MariaDB one InnoDB log flush) and one round trip fewer than {@link #acknowledge} then
+   * {@link #claim}. The claim sees the acknowledgement: in ordered mode the successors of the
+   * events it made PUBLISHED are claimable in it. If either part fails, neither happened.
+   *
+   * @param ackOwner the claim token of the batch acknowledged; null acknowledges nothing
+   */
+  public AckAndClaim acknowledgeThenClaim(
+      String ackOwner,
+      List<Ack> acks,
+      boolean deleteDelivered,
+      String owner,
+      int limit,
+      boolean ordered,
+      Duration lease)
+      throws SQLException {
+    try {
+      return acknowledgeThenClaim(
+          ackOwner, acks, deleteDelivered, owner, limit, ordered, ordered, lease);
+    } catch (RunConflict e) {
+      // A run's row changed between reading and marking it (an append committed out of seq order
+      // on a hot aggregate, say): the whole transaction was rolled back; claim the heads alone.
+      return acknowledgeThenClaim(
+          ackOwner, acks, deleteDelivered, owner, limit, ordered, false, lease);
+    }
+  }
+
+  private AckAndClaim acknowledgeThenClaim(
+      String ackOwner,
+      List<Ack> acks,
+      boolean deleteDelivered,
+      String owner,
+      int limit,
+      boolean ordered,
+      boolean runs,
+      Duration lease)
+      throws SQLException {
     boolean sparse =
         ordered && headsScarce && sql != null && sql.dialect().claimOrderedSparse() != null;
+    Map<Ack.Kind, List<Ack>> byKind = byKind(acks);
     int[] heads = new int[1];
     // Cleared by a claim that saw every due PENDING row, all of them heads: no run to look for.
     boolean[] runsPossible = {true};
-    List<ClaimedEvent> result =
+    AckAndClaim result =
         inTransaction(
             sparse ? Claim.SPARSE : Claim.PLAIN,
             c -> {
+              int updated = ackOwner == null ? 0 : record(c, ackOwner, byKind, deleteDelivered);
               OutboxSql s = sql(c);
               List<ClaimedEvent> claimed =
                   s.dialect().claimsInOneStatement()
@@ -177,7 +223,7 @@ public final class RelayStore {
                 claimed.addAll(claimRuns(c, s, owner, claimed, limit - claimed.size(), lease));
               }
               claimed.sort(Comparator.comparingLong(ClaimedEvent::seq));
-              return claimed;
+              return new AckAndClaim(updated, claimed);
             });
     if (ordered) {
       headsScarce = heads[0] < limit;
@@ -464,27 +510,36 @@ public final class RelayStore {
    */
   public int acknowledge(String owner, List<Ack> acks, boolean deleteDelivered)
       throws SQLException {
+    Map<Ack.Kind, List<Ack>> byKind = byKind(acks);
+    return inTransaction(c -> record(c, owner, byKind, deleteDelivered));
+  }
+
+  private static Map<Ack.Kind, List<Ack>> byKind(List<Ack> acks) {
     Map<Ack.Kind, List<Ack>> byKind = new EnumMap<>(Ack.Kind.class);
     for (Ack ack : acks) {
       byKind.computeIfAbsent(ack.kind(), k -> new ArrayList<>()).add(ack);
     }
-    return inTransaction(
-        c -> {
-          SqlDialect d = sql(c).dialect();
-          int updated = 0;
-          updated +=
-              updateSeqs(
-                  c,
-                  deleteDelivered ? d.deletePublished() : d.markPublished(),
-                  owner,
-                  byKind.get(Ack.Kind.PUBLISHED));
-          updated += updateSeqs(c, d.markExpired(), owner, byKind.get(Ack.Kind.EXPIRED));
-          updated += updateSeqs(c, d.release(), owner, byKind.get(Ack.Kind.RELEASE));
-          updated += updateRetries(c, d.markRetry(), owner, byKind.get(Ack.Kind.RETRY));
-          updated += updateDead(c, d.markDead(), owner, byKind.get(Ack.Kind.DEAD));
-          updated += updateHolds(c, d.markHeld(), owner, byKind.get(Ack.Kind.HOLD));
-          return updated;
-        });
+    return byKind;
+  }
+
+  /** The statements of an acknowledgement, in the caller's transaction; returns rows updated. */
+  private int record(
+      Connection c, String owner, Map<Ack.Kind, List<Ack>> byKind, boolean deleteDelivered)
+      throws SQLException {
+    SqlDialect d = sql(c).dialect();
+    int updated = 0;
+    updated +=
+        updateSeqs(
+            c,
+            deleteDelivered ? d.deletePublished() : d.markPublished(),
+            owner,
+            byKind.get(Ack.Kind.PUBLISHED));
+    updated += updateSeqs(c, d.markExpired(), owner, byKind.get(Ack.Kind.EXPIRED));
+    updated += updateSeqs(c, d.release(), owner, byKind.get(Ack.Kind.RELEASE));
+    updated += updateRetries(c, d.markRetry(), owner, byKind.get(Ack.Kind.RETRY));
+    updated += updateDead(c, d.markDead(), owner, byKind.get(Ack.Kind.DEAD));
+    updated += updateHolds(c, d.markHeld(), owner, byKind.get(Ack.Kind.HOLD));
+    return updated;
   }
 
   private int updateSeqs(Connection c, String template, String owner, List<Ack> acks)
