@@ -181,54 +181,44 @@ public final class RelayStore {
       boolean ordered,
       Duration lease)
       throws SQLException {
-    try {
-      return acknowledgeThenClaim(
-          ackOwner, acks, deleteDelivered, owner, limit, ordered, ordered, lease);
-    } catch (RunConflict e) {
-      // A run's row changed between reading and marking it (an append committed out of seq order
-      // on a hot aggregate, say): the whole transaction was rolled back; claim the heads alone.
-      return acknowledgeThenClaim(
-          ackOwner, acks, deleteDelivered, owner, limit, ordered, false, lease);
-    }
-  }
-
-  private AckAndClaim acknowledgeThenClaim(
-      String ackOwner,
-      List<Ack> acks,
-      boolean deleteDelivered,
-      String owner,
-      int limit,
-      boolean ordered,
-      boolean runs,
-      Duration lease)
-      throws SQLException {
-    boolean sparse =
-        ordered && headsScarce && sql != null && sql.dialect().claimOrderedSparse() != null;
     Map<Ack.Kind, List<Ack>> byKind = byKind(acks);
-    int[] heads = new int[1];
-    // Cleared by a claim that saw every due PENDING row, all of them heads: no run to look for.
-    boolean[] runsPossible = {true};
-    AckAndClaim result =
-        inTransaction(
-            sparse ? Claim.SPARSE : Claim.PLAIN,
-            c -> {
-              int updated = ackOwner == null ? 0 : record(c, ackOwner, byKind, deleteDelivered);
-              OutboxSql s = sql(c);
-              List<ClaimedEvent> claimed =
-                  s.dialect().claimsInOneStatement()
-                      ? claimInOneStatement(c, s, owner, limit, ordered, sparse, lease)
-                      : claimInSteps(c, s, owner, limit, ordered, lease, runsPossible);
-              heads[0] = claimed.size();
-              if (runs && runsPossible[0] && !claimed.isEmpty() && claimed.size() < limit) {
-                claimed.addAll(claimRuns(c, s, owner, claimed, limit - claimed.size(), lease));
-              }
-              claimed.sort(Comparator.comparingLong(ClaimedEvent::seq));
-              return new AckAndClaim(updated, claimed);
-            });
-    if (ordered) {
-      headsScarce = heads[0] < limit;
+    boolean runs = ordered;
+    while (true) {
+      boolean withRuns = runs;
+      boolean sparse =
+          ordered && headsScarce && sql != null && sql.dialect().claimOrderedSparse() != null;
+      int[] heads = new int[1];
+      // Cleared by a claim that saw every due PENDING row, all of them heads: no run to look for.
+      boolean[] runsPossible = {true};
+      try {
+        AckAndClaim result =
+            inTransaction(
+                sparse ? Claim.SPARSE : Claim.PLAIN,
+                c -> {
+                  int updated = ackOwner == null ? 0 : record(c, ackOwner, byKind, deleteDelivered);
+                  OutboxSql s = sql(c);
+                  List<ClaimedEvent> claimed =
+                      s.dialect().claimsInOneStatement()
+                          ? claimInOneStatement(c, s, owner, limit, ordered, sparse, lease)
+                          : claimInSteps(c, s, owner, limit, ordered, lease, runsPossible);
+                  heads[0] = claimed.size();
+                  if (withRuns && runsPossible[0] && !claimed.isEmpty() && claimed.size() < limit) {
+                    claimed.addAll(claimRuns(c, s, owner, claimed, limit - claimed.size(), lease));
+                  }
+                  claimed.sort(Comparator.comparingLong(ClaimedEvent::seq));
+                  return new AckAndClaim(updated, claimed);
+                });
+        if (ordered) {
+          headsScarce = heads[0] < limit;
+        }
+        return result;
+      } catch (RunConflict e) {
+        // A run's row changed between reading and marking it (an append committed out of seq
+        // order on a hot aggregate, say): the whole transaction was rolled back; claim the heads
+        // alone.
+        runs = false;
+      }
     }
-    return result;
   }
 
   /**
