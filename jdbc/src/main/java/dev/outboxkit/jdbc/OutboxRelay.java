@@ -344,7 +344,8 @@ public final class OutboxRelay implements AutoCloseable {
   /**
    * Runs batches on the calling thread until none is claimable: everything available now is
    * delivered, scheduled for retry, quarantined or expired. While batches come back full, the next
-   * is claimed while one is sent, as the relay's own thread does. Handy in tests.
+   * is claimed while one is sent, and a batch's acknowledgement and the following claim share one
+   * transaction, as on the relay's own thread. Handy in tests.
    *
    * @return events handled
    * @throws OutboxStorageException if the database failed; nothing is lost

@@ -395,6 +395,46 @@ abstract class RelayContractTest extends RelayDatabaseTest {
   }
 
   @Test
+  void a_head_behind_a_full_window_of_blocked_events_is_still_claimed() throws Exception {
+    append(10, i -> event("stuck", i));
+    OutboxEvent free = append(1, i -> event("free", 10)).get(0);
+    // The stuck aggregate's first event is DEAD: its other nine are blocked, and the first five
+    // due PENDING rows (a window of batchSize) hold no head.
+    execute(
+        "UPDATE outbox_event SET status = 'DEAD'"
+            + " WHERE seq = (SELECT m FROM (SELECT MIN(seq) AS m FROM outbox_event) x)");
+    RecordingTransport transport = new RecordingTransport();
+    try (OutboxRelay relay = relay(transport, "window").batchSize(5).ordered(true).build()) {
+      assertThat(relay.drain()).isEqualTo(1);
+    }
+    assertThat(transport.deliveredEvents()).extracting(OutboxEvent::id).containsExactly(free.id());
+    assertThat(countStatus(EventStatus.PENDING)).isEqualTo(9);
+  }
+
+  @Test
+  void an_ordered_claim_of_heads_without_successors_searches_for_no_run() throws Exception {
+    AtomicInteger runSearches = new AtomicInteger();
+    // "AS due" is in the run search alone.
+    DataSource watched = StatementHook.after(ds, "AS due", runSearches::incrementAndGet);
+    RecordingTransport transport = new RecordingTransport();
+    try (OutboxRelay relay =
+        OutboxRelay.builder(watched, transport)
+            .name("trickle")
+            .ordered(true)
+            .random(new Random(42))
+            .build()) {
+      append(10, i -> event("alone-" + i, i));
+      assertThat(relay.drain()).isEqualTo(10);
+      assertThat(runSearches.get()).as("run searches for ten lone heads").isZero();
+
+      append(3, i -> event("three", i));
+      assertThat(relay.drain()).isEqualTo(3);
+      assertThat(runSearches.get()).as("run searches for a head with two successors").isOne();
+    }
+    assertThat(transport.deliveredEvents()).hasSize(13);
+  }
+
+  @Test
   void a_rounds_acknowledgement_and_the_claim_of_the_next_commit_in_one_transaction()
       throws Exception {
     append(20, i -> event("hot", i));

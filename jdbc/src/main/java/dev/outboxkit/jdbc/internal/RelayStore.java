@@ -199,7 +199,8 @@ public final class RelayStore {
                   OutboxSql s = sql(c);
                   List<ClaimedEvent> claimed =
                       s.dialect().claimsInOneStatement()
-                          ? claimInOneStatement(c, s, owner, limit, ordered, sparse, lease)
+                          ? claimInOneStatement(
+                              c, s, owner, limit, ordered, sparse, lease, runsPossible)
                           : claimInSteps(c, s, owner, limit, ordered, lease, runsPossible);
                   heads[0] = claimed.size();
                   if (withRuns && runsPossible[0] && !claimed.isEmpty() && claimed.size() < limit) {
@@ -301,7 +302,8 @@ public final class RelayStore {
       int limit,
       boolean ordered,
       boolean sparse,
-      Duration lease)
+      Duration lease,
+      boolean[] runsPossible)
       throws SQLException {
     String template =
         !ordered
@@ -312,7 +314,15 @@ public final class RelayStore {
       ps.setLong(2, lease.toMillis());
       ps.setInt(3, limit);
       try (ResultSet rs = ps.executeQuery()) {
-        return readClaimed(rs, s.dialect());
+        List<ClaimedEvent> claimed = new ArrayList<>();
+        boolean successors = false;
+        while (rs.next()) {
+          claimed.add(readOne(rs, s.dialect()));
+          successors = successors || (ordered && rs.getBoolean("has_successor"));
+        }
+        // No head claimed has a PENDING successor: there is no run to look for.
+        runsPossible[0] = successors;
+        return claimed;
       }
     }
   }
@@ -334,7 +344,8 @@ public final class RelayStore {
     if (ordered) {
       // First the heads among the first PENDING rows (a bounded read, however deep the backlog:
       // with a hot aggregate the window holds its head, and its run fills the batch); only when
-      // that claims nothing, the read of every PENDING row until enough heads are found.
+      // that claims nothing from a full window, the read of every PENDING row until enough heads
+      // are found.
       // Twice the batch of candidates: those other relays lock meanwhile are skipped, not waited
       // on.
       SqlDialect d = s.dialect();
@@ -357,7 +368,9 @@ public final class RelayStore {
       // The window held every due PENDING row, and each was a head: nothing runs behind them.
       runsPossible[0] = others > 0 || read >= limit;
       claimed = lockHeads(c, s, heads, limit);
-      if (claimed.isEmpty()) {
+      // A window that was not full held every due PENDING row: beyond it there is nothing to
+      // claim (an idle poll is one statement).
+      if (claimed.isEmpty() && read >= limit) {
         runsPossible[0] = true;
         claimed = lockHeads(c, s, candidates(c, s, d.orderedCandidates(), 2 * limit), limit);
       }

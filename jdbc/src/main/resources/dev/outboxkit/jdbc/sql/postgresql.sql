@@ -24,7 +24,9 @@ RETURNING o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.schema_
 
 -- Only the first unfinished event of each aggregate is claimable. The NOT EXISTS probe is
 -- not locked (FOR UPDATE covers only the FROM list of its own level), so a head row another
--- relay holds still blocks its successors here.
+-- relay holds still blocks its successors here. has_successor (one probe of the aggregate index
+-- per head claimed) says whether a run may follow the head: a trickle of events, each alone in
+-- its aggregate, then costs no run search.
 -- name: claimOrdered
 UPDATE {table} o
    SET status = 'IN_FLIGHT', lease_owner = ?,
@@ -41,7 +43,10 @@ UPDATE {table} o
                     FOR UPDATE SKIP LOCKED)
 RETURNING o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.schema_version,
           o.destination, o.tenant, o.payload, o.content_type, o.headers, o.occurred_at,
-          o.expires_at, o.attempts, (o.expires_at <= now()) AS expired
+          o.expires_at, o.attempts, (o.expires_at <= now()) AS expired,
+          EXISTS (SELECT 1 FROM {table} r
+                   WHERE r.aggregate_type = o.aggregate_type AND r.aggregate_id = o.aggregate_id
+                     AND r.status = 'PENDING' AND r.seq > o.seq) AS has_successor
 
 -- A loose index scan: each step of the recursion jumps to the next aggregate in the partial
 -- aggregate index and reads its first unfinished row, the aggregate's head. Heads that are
@@ -77,7 +82,10 @@ UPDATE {table} o
                     FOR UPDATE SKIP LOCKED)
 RETURNING o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.schema_version,
           o.destination, o.tenant, o.payload, o.content_type, o.headers, o.occurred_at,
-          o.expires_at, o.attempts, (o.expires_at <= now()) AS expired
+          o.expires_at, o.attempts, (o.expires_at <= now()) AS expired,
+          EXISTS (SELECT 1 FROM {table} r
+                   WHERE r.aggregate_type = o.aggregate_type AND r.aggregate_id = o.aggregate_id
+                     AND r.status = 'PENDING' AND r.seq > o.seq) AS has_successor
 
 -- Pins the claim to its cheap plan: walk the PENDING index in seq order, probe each row's
 -- aggregate with a nested loop, stop at the LIMIT. With stale statistics (a new or truncated
