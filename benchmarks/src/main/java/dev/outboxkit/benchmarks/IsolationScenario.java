@@ -23,18 +23,27 @@ import javax.sql.DataSource;
 
 /**
  * Outage isolation: how fast one webhook endpoint's events are delivered alone, beside a second
- * endpoint that answers, and beside a second endpoint that refuses every connection (down for the
- * whole run). One relay, one router over both endpoints, the modes taking turns in each round.
+ * endpoint that answers, beside a second endpoint that refuses every connection (down for the whole
+ * run), and beside a slow one that answers only after {@link #SLOW_ANSWER} (one event in a hundred
+ * is its). One relay, one router over both endpoints, the modes taking turns in each round.
  */
 final class IsolationScenario implements Scenario {
   private static final String TABLE = "outbox_event";
   private static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
   private static final Duration TIME_LIMIT = Duration.ofSeconds(60);
+  private static final Duration SLOW_ANSWER = Duration.ofSeconds(10);
+
+  /** Beside the slow endpoint the healthy one's rate is measured over this window at most. */
+  private static final Duration SLOW_WINDOW = Duration.ofSeconds(20);
+
+  /** Beside the slow endpoint, every this-many-th event is the slow one's. */
+  private static final int SLOW_SHARE = 100;
 
   private enum Mode {
     ALONE("healthy endpoint alone"),
     OTHER_UP("beside an endpoint that answers"),
-    OTHER_DOWN("beside an endpoint refusing connections");
+    OTHER_DOWN("beside an endpoint refusing connections"),
+    OTHER_SLOW("beside an endpoint answering after 10 s (1 event in 100)");
 
     final String label;
 
@@ -54,19 +63,35 @@ final class IsolationScenario implements Scenario {
     HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     ExecutorService handlers =
         Executors.newFixedThreadPool(
-            WebhookTransport.DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT * 2, Daemons.named("receiver"));
+            WebhookTransport.DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT * 4, Daemons.named("receiver"));
     LongAdder healthyReceived = new LongAdder();
     server.createContext("/healthy", exchange -> answer(exchange, healthyReceived));
     server.createContext("/other", exchange -> answer(exchange, new LongAdder()));
+    server.createContext(
+        "/slow",
+        exchange -> {
+          try {
+            Thread.sleep(SLOW_ANSWER.toMillis());
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          answer(exchange, new LongAdder());
+        });
     server.setExecutor(handlers);
     server.start();
     String base = "http://127.0.0.1:" + server.getAddress().getPort();
     URI refusing = URI.create("http://127.0.0.1:" + closedPort() + "/other");
     try {
-      Stats[] rates = {new Stats(), new Stats(), new Stats()};
+      Stats[] rates = new Stats[Mode.values().length];
+      for (int m = 0; m < rates.length; m++) {
+        rates[m] = new Stats();
+      }
       for (int r = -1; r < run.reps(); r++) { // round -1 warms up and is discarded
         for (Mode mode : Mode.values()) {
-          URI other = mode == Mode.OTHER_DOWN ? refusing : URI.create(base + "/other");
+          URI other =
+              mode == Mode.OTHER_DOWN
+                  ? refusing
+                  : URI.create(base + (mode == Mode.OTHER_SLOW ? "/slow" : "/other"));
           double rate =
               drain(run, mode, events, URI.create(base + "/healthy"), other, healthyReceived);
           if (r >= 0) {
@@ -102,9 +127,15 @@ final class IsolationScenario implements Scenario {
                       + " the healthy endpoint's events over the time until its last one arrived."
                       + " Beside a second endpoint the relay claims, sends and records twice the"
                       + " events, the down one's each once (then held back), so half the rate of"
-                      + " alone is the ceiling of a drain of such a mixed backlog. Target: with the"
-                      + " other endpoint down ≥ 0.8 of with it up.",
-                  events, OutboxRelay.DEFAULT_BATCH_SIZE),
+                      + " alone is the ceiling of a drain of such a mixed backlog. Beside the slow"
+                      + " endpoint (one event in %d is its, answered after %d s), the healthy"
+                      + " endpoint's events delivered within %d s count. Targets: with the other"
+                      + " endpoint down ≥ 0.8 of with it up; beside the slow one ≥ 0.8 of alone.",
+                  events,
+                  OutboxRelay.DEFAULT_BATCH_SIZE,
+                  SLOW_SHARE,
+                  SLOW_ANSWER.toSeconds(),
+                  SLOW_WINDOW.toSeconds()),
               rows);
     } finally {
       server.stop(0);
@@ -118,18 +149,22 @@ final class IsolationScenario implements Scenario {
       throws Exception {
     DataSource ds = run.db().dataSource();
     EventLoader.truncate(ds, TABLE);
-    int total = mode == Mode.ALONE ? events : events * 2;
+    boolean slow = mode == Mode.OTHER_SLOW;
+    int total = mode == Mode.ALONE || slow ? events : events * 2;
     EventLoader.insert(ds, run.dialect(), TABLE, 1, total, 1000, EventStatus.PENDING);
-    // Every other event is the second endpoint's (alone: none are).
+    // Every other event is the second endpoint's (alone: none are; beside the slow one: one in
+    // SLOW_SHARE).
+    String others = mode == Mode.ALONE ? "1 = 0" : "MOD(seq, " + (slow ? SLOW_SHARE : 2) + ") = 0";
     try (Connection c = ds.getConnection();
         Statement s = c.createStatement()) {
       s.execute(
           "UPDATE "
               + TABLE
-              + " SET destination = CASE WHEN MOD(seq, 2) = 0 OR "
-              + (mode == Mode.ALONE ? "1 = 1" : "1 = 0")
-              + " THEN 'healthy' ELSE 'other' END");
+              + " SET destination = CASE WHEN "
+              + others
+              + " THEN 'other' ELSE 'healthy' END");
     }
+    int healthyEvents = slow ? events - events / SLOW_SHARE : events;
     EventLoader.analyze(ds, run.dialect(), TABLE);
     WebhookEndpoint healthyEndpoint = WebhookEndpoint.of(healthy, SECRET);
     WebhookEndpoint otherEndpoint = WebhookEndpoint.of(other, SECRET);
@@ -148,19 +183,29 @@ final class IsolationScenario implements Scenario {
                 .name("isolation")
                 .ordered(false)
                 .pollInterval(Duration.ofMillis(20))
+                .shutdownTimeout(Duration.ofSeconds(1))
                 .build()) {
       received.reset();
       long start = System.nanoTime();
       relay.start();
-      long deadline = start + TIME_LIMIT.toNanos();
-      while (received.sum() < events) {
+      long deadline = start + (slow ? SLOW_WINDOW : TIME_LIMIT).toNanos();
+      while (received.sum() < healthyEvents) {
         if (System.nanoTime() - deadline > 0) {
+          if (slow) {
+            break; // the rate is what arrived within the window
+          }
           throw new IllegalStateException(
-              mode + ": " + received.sum() + " of " + events + " delivered in " + TIME_LIMIT);
+              mode
+                  + ": "
+                  + received.sum()
+                  + " of "
+                  + healthyEvents
+                  + " delivered in "
+                  + TIME_LIMIT);
         }
         Thread.sleep(2);
       }
-      return events / ((System.nanoTime() - start) / 1e9);
+      return received.sum() / ((System.nanoTime() - start) / 1e9);
     }
   }
 
