@@ -171,8 +171,11 @@ abstract class RelayKillTest extends FaultTest {
 
     assertThat(lost).as("events missing from the topic").isZero();
     assertThat(unexplained).as("duplicates no kill explains").isEmpty();
+    // The relays drain the backlog faster with each release, so fewer of the twelve restarts find
+    // work left; what the test needs is every kill point hit, and most restarts.
+    assertThat(kills.keySet()).as("kill points hit mid-drain").containsExactlyInAnyOrder(PHASES);
     assertThat(kills.values().stream().mapToInt(Integer::intValue).sum())
         .as("kills that hit a relay mid-drain")
-        .isGreaterThanOrEqualTo(8);
+        .isGreaterThanOrEqualTo(6);
   }
 }

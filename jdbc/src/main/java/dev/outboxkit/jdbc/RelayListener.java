@@ -18,7 +18,8 @@ public interface RelayListener {
    * A batch was claimed.
    *
    * @param size events claimed
-   * @param claimTime how long the claim transaction took
+   * @param claimTime how long the claim transaction took; for a claim that shared its transaction
+   *     with the previous batch's acknowledgement (while a backlog lasts), that transaction's time
    */
   default void batchClaimed(int size, Duration claimTime) {}
 
@@ -27,7 +28,8 @@ public interface RelayListener {
    *
    * @param size events in the batch
    * @param sendTime time spent in the transport
-   * @param ackTime how long the acknowledgement transaction took
+   * @param ackTime how long the acknowledgement transaction took, including the claim of the next
+   *     batch when that shared the transaction
    */
   default void batchCompleted(int size, Duration sendTime, Duration ackTime) {}
 

@@ -314,6 +314,41 @@ abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
     assertThat(count("SELECT MAX(attempts) FROM outbox_event")).as("nothing charged").isZero();
   }
 
+  @Test
+  void a_claim_failing_in_the_acknowledgements_transaction_loses_no_acknowledgement()
+      throws Exception {
+    append(20, i -> event("hot", i));
+    AtomicInteger claims = new AtomicInteger();
+    // The second claim is the first to share its transaction with an acknowledgement (one hot
+    // aggregate: a batch with runs claims nothing ahead); it throws after its statement ran.
+    DataSource failingOnce =
+        StatementHook.after(
+            ds,
+            "SKIP LOCKED",
+            () -> {
+              if (claims.incrementAndGet() == 2) {
+                throw new IllegalStateException("injected failure of a claim");
+              }
+            });
+    RecordingTransport transport = new RecordingTransport();
+    try (OutboxRelay relay =
+        OutboxRelay.builder(failingOnce, transport)
+            .name("fold-failure")
+            .batchSize(5)
+            .ordered(true)
+            .build()) {
+      int handled = 0;
+      for (int round = 0; round < 10 && handled < 20; round++) {
+        handled += relay.drain();
+      }
+      assertThat(handled).isEqualTo(20);
+    }
+    assertThat(claims.get()).as("claim statements run").isGreaterThan(2);
+    assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(20);
+    assertThat(countStatus(EventStatus.IN_FLIGHT)).as("no row waits for its lease").isZero();
+    assertThat(transport.deliveredEvents()).as("each sent once").hasSize(20);
+  }
+
   // ------------------------------------------------------------------ sends that overrun
 
   @Test

@@ -39,6 +39,7 @@ public final class RelayCycle {
   private final BooleanSupplier stopping;
   private final String owner;
   private final Duration reclaimEvery;
+  private final Duration maxWaitBeforeSend;
   private final AtomicLong batches = new AtomicLong();
   private final AtomicLong acknowledged = new AtomicLong();
   private volatile Instant lastReclaim;
@@ -78,6 +79,7 @@ public final class RelayCycle {
     this.owner = owner;
     Duration half = settings.leaseDuration.dividedBy(2);
     this.reclaimEvery = half.compareTo(Duration.ofSeconds(5)) < 0 ? half : Duration.ofSeconds(5);
+    this.maxWaitBeforeSend = settings.leaseDuration.minus(settings.sendTimeout).dividedBy(2);
   }
 
   /** Send threads abandoned in a transport that ignored their interrupt, still stuck there. */
@@ -152,13 +154,15 @@ public final class RelayCycle {
     int total = 0;
     while (true) {
       Throwable claimFailure = null;
-      if (!aheadTried && claimsAhead(current)) {
-        try {
-          reclaimIfDue();
+      try {
+        // Here, as the current batch's send begins, its lease is fresh: the recovery of expired
+        // leases must never meet this relay's own rows still being sent or waiting to be.
+        reclaimIfDue();
+        if (!aheadTried && claimsAhead(current)) {
           ahead = claim(false);
-        } catch (SQLException | RuntimeException | Error e) {
-          claimFailure = e; // thrown once the batch in flight has its outcome
         }
+      } catch (SQLException | RuntimeException | Error e) {
+        claimFailure = e; // thrown once the batch in flight has its outcome
       }
       finish(current);
       boolean healthy =
@@ -168,8 +172,11 @@ public final class RelayCycle {
               && !breaker.probing();
       Batch next = ahead;
       ahead = null;
+      // A batch claimed ahead waited for the send before it: sent only while its lease still
+      // covers a whole send and its acknowledgement.
+      boolean sendNext = next != null && healthy && leaseCovers(next);
       if (next != null) {
-        if (healthy) {
+        if (sendNext) {
           start(next);
         } else {
           next.round = RoundDecision.handBack(next.claimed);
@@ -181,15 +188,7 @@ public final class RelayCycle {
           claimFailure == null
               && healthy
               && !stopping.getAsBoolean()
-              && (next != null ? claimsAhead(next) : followsRuns(current));
-      if (claimWithAck) {
-        try {
-          reclaimIfDue();
-        } catch (SQLException | RuntimeException | Error e) {
-          claimWithAck = false;
-          claimFailure = e;
-        }
-      }
+              && (next != null ? sendNext && claimsAhead(next) : followsRuns(current));
       Batch claimed;
       try {
         claimed = acknowledge(current, claimWithAck);
@@ -226,8 +225,8 @@ public final class RelayCycle {
         next = claimed; // a round after runs, claimed as they were acknowledged
         start(next);
         aheadTried = false;
-      } else if (!healthy) {
-        acknowledge(next, false); // handed back unsent: the relay pauses or stops
+      } else if (!sendNext) {
+        acknowledge(next, false); // handed back unsent: the relay pauses, stops, or claims anew
         return total;
       } else {
         ahead = claimed;
@@ -235,6 +234,15 @@ public final class RelayCycle {
       }
       current = next;
     }
+  }
+
+  /**
+   * Whether a batch claimed a while ago may still be sent: it waited at most half of what its lease
+   * leaves beyond a send (the other half is the acknowledgement's, as {@code OutboxRelay.Builder}
+   * sizes the default statement timeout), so no send outlives its lease.
+   */
+  private boolean leaseCovers(Batch batch) {
+    return System.nanoTime() - batch.claimedAt <= maxWaitBeforeSend.toNanos();
   }
 
   /** Whether the next round is claimed while this one is sent. */
@@ -270,15 +278,17 @@ public final class RelayCycle {
     final String token;
     final List<ClaimedEvent> claimed;
     final boolean probing;
+    final long claimedAt;
     RoundDecision.Round round;
     Sender.Started sending;
     long sendStart;
     Throwable failure;
 
-    Batch(String token, List<ClaimedEvent> claimed, boolean probing) {
+    Batch(String token, List<ClaimedEvent> claimed, boolean probing, long claimedAt) {
       this.token = token;
       this.claimed = claimed;
       this.probing = probing;
+      this.claimedAt = claimedAt;
     }
   }
 
@@ -306,7 +316,7 @@ public final class RelayCycle {
     notify(() -> listener.batchClaimed(claimed.size(), claimTime));
     log.debug(
         "[{}] claimed {} events in {} ms", settings.name, claimed.size(), claimTime.toMillis());
-    return new Batch(token, claimed, probing);
+    return new Batch(token, claimed, probing, claimStart);
   }
 
   /** Settles what needs no send and hands the rest to a send thread. */
@@ -390,6 +400,15 @@ public final class RelayCycle {
       } catch (SQLException e) {
         folded = e;
         logAckFailure(round.acks.size(), 1, e);
+      } catch (RuntimeException | Error e) {
+        // Rolled back whole, like a database failure: the acknowledgement goes on its own (the
+        // relay's loop, too, survives an Error and goes on).
+        log.error(
+            "[{}] claiming the next batch with the acknowledgement of {} events failed;"
+                + " acknowledging them alone",
+            settings.name,
+            round.acks.size(),
+            e);
       }
     }
     if (updated < 0) {
