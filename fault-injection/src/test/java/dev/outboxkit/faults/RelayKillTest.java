@@ -30,7 +30,11 @@ import org.junit.jupiter.api.Test;
  */
 abstract class RelayKillTest extends FaultTest {
   private static final int EVENTS = 50_000;
-  private static final int AGGREGATES = 1_000;
+  // Many aggregates, so that a restarted relay finds heads to claim: in ordered mode the steady
+  // relay holds up to three batches of 200 heads IN_FLIGHT (the one sent, the one claimed ahead,
+  // the one claimed with an acknowledgement), and a killed one's batches block theirs until the
+  // lease runs out.
+  private static final int AGGREGATES = 5_000;
   private static final int KILLS = 12;
   private static final Duration LEASE = Duration.ofSeconds(8);
   private static final String[] PHASES = {"AFTER_CLAIM", "MID_SEND", "AFTER_BROKER_ACK", "RANDOM"};
