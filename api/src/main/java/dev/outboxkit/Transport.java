@@ -3,15 +3,16 @@ package dev.outboxkit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Publishes events to a broker or endpoint. The relay calls it outside any database transaction.
  *
  * <p>Contract: return {@link SendResult#delivered()} only after the broker or endpoint confirmed
  * the message; the relay marks the event published on that word alone. An exception thrown by
- * {@link #send} counts as {@link SendResult#retry(String, java.time.Duration)}. Implementations are
- * called by one relay thread at a time per relay, but several relays may share one transport, so
- * they must be thread-safe.
+ * {@link #send} counts as {@link SendResult#retry(String, java.time.Duration)}. A relay sends one
+ * batch at a time, but batches it started with {@link #sendBatchAsync} may still be under way
+ * meanwhile, and several relays may share one transport, so implementations must be thread-safe.
  */
 public interface Transport extends AutoCloseable {
 
@@ -55,6 +56,44 @@ public interface Transport extends AutoCloseable {
       results.add(result);
     }
     return results;
+  }
+
+  /**
+   * Starts sending a batch and returns without waiting for every confirmation: one future per
+   * message, in the same order, each completed with that message's result as soon as it is known.
+   * The relay then records the events confirmed so far while the others are still under way, so one
+   * slow destination no longer holds back the rest of a batch (their events wait IN_FLIGHT, at most
+   * {@code sendTimeout}, within a bounded number per relay).
+   *
+   * <p>The default calls {@link #sendBatch} and returns its results, already completed: a transport
+   * that does not override this method is sent to exactly as before. Override it when your
+   * transport learns results at different times (one request per event, several endpoints),
+   * starting the sends on your own threads or an asynchronous client and returning promptly.
+   *
+   * <p>Contract, besides that of {@link #sendBatch}:
+   *
+   * <ul>
+   *   <li>complete a future with {@link SendResult#delivered()} only after the broker or endpoint
+   *       confirmed that message; never leave one uncompleted for longer than your own request
+   *       timeout;
+   *   <li>a future completed exceptionally, or with null, counts as that message's retry;
+   *   <li>the relay cancels ({@link CompletableFuture#cancel(boolean)}) the futures it no longer
+   *       waits for: its {@code sendTimeout} passed, or it is closing. Stop those sends if you can;
+   *       the relay hands their events back uncharged and sends them again later;
+   *   <li>the futures may be completed on any thread; the relay does no work on it;
+   *   <li>a transport that declares {@link #keepsOrderWithinBatch()} keeps that promise here too.
+   * </ul>
+   *
+   * @param batch messages in claim order; messages of one aggregate appear in append order
+   * @return one future per message, same order and size
+   */
+  default List<CompletableFuture<SendResult>> sendBatchAsync(List<OutboxMessage> batch) {
+    List<SendResult> results = sendBatch(batch);
+    List<CompletableFuture<SendResult>> futures = new ArrayList<>(results.size());
+    for (SendResult r : results) {
+      futures.add(CompletableFuture.completedFuture(r));
+    }
+    return futures;
   }
 
   /**

@@ -198,7 +198,8 @@ public final class OutboxRelay implements AutoCloseable {
             b.listener,
             sender,
             () -> closed,
-            owner);
+            owner,
+            this::wakeUp);
     this.listener =
         b.listenForNotifications
             ? new NotificationListener(b.dataSource, b.table.simple(), b.name, this::wakeUp)
@@ -356,10 +357,17 @@ public final class OutboxRelay implements AutoCloseable {
     refuseClosed("drain()");
     refuseJtaTransaction("OutboxRelay.drain()");
     int total = 0;
-    int n;
     try {
-      while (!closed && (n = cycle.runWhileFull()) > 0) {
+      while (!closed) {
+        int n = cycle.runWhileFull();
         total += n;
+        if (n == 0) {
+          if (!cycle.hasStragglers()) {
+            break;
+          }
+          // Sends left to finish on their own: their outcomes may make more claimable.
+          cycle.finishStragglers();
+        }
       }
     } catch (SQLException e) {
       throw new OutboxStorageException("relay a batch", table, e);
@@ -473,7 +481,8 @@ public final class OutboxRelay implements AutoCloseable {
       try {
         Duration outagePause = cycle.breaker().pauseLeft();
         if (!outagePause.isZero()) {
-          backOff(outagePause);
+          cycle.settleStragglers();
+          backOff(untilStragglerDeadline(outagePause));
           continue;
         }
         wakeRequested = false;
@@ -485,7 +494,7 @@ public final class OutboxRelay implements AutoCloseable {
           continue; // more are probably waiting
         }
         idle = handled > 0 ? MIN_IDLE : min(idle.multipliedBy(2), pollInterval);
-        pause(handled > 0 ? MIN_IDLE : idle);
+        pause(untilStragglerDeadline(handled > 0 ? MIN_IDLE : idle));
       } catch (SQLException e) {
         // The pause grows only over failures in a row: rounds that went through before this one
         // (runWhileFull goes on while the backlog lasts) start it over.
@@ -499,7 +508,7 @@ public final class OutboxRelay implements AutoCloseable {
             settings.name,
             dbPause.toMillis(),
             e.getMessage());
-        backOff(dbPause);
+        backOff(untilStragglerDeadline(dbPause));
       } catch (RuntimeException | Error e) {
         if (!running) {
           break;
@@ -508,9 +517,21 @@ public final class OutboxRelay implements AutoCloseable {
         pause(pollInterval);
       }
       if (Thread.interrupted() && !running) {
+        Thread.currentThread().interrupt(); // close() gave up waiting: stop what is left at once
         break;
       }
     }
+    // Closing: sends left to finish on their own get until close() gives up waiting.
+    cycle.finishStragglers();
+  }
+
+  /**
+   * {@code d}, or less when a send left to finish on its own reaches its time limit sooner: its
+   * outcome must then be recorded within its lease.
+   */
+  private Duration untilStragglerDeadline(Duration d) {
+    Duration next = cycle.untilNextStragglerDeadline();
+    return next == null ? d : min(d, next.plus(MIN_IDLE));
   }
 
   /**

@@ -37,6 +37,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -316,12 +318,10 @@ public final class WebhookTransport implements Transport {
       return List.of();
     }
     if (closed) {
-      return new ArrayList<>(
-          Collections.nCopies(
-              batch.size(), SendResult.unavailable("webhook transport '" + name + "' is closed")));
+      return closedResults(batch.size());
     }
     long start = System.nanoTime();
-    List<SendResult> results = new Batch(batch).execute();
+    List<SendResult> results = new Batch(batch, Thread.currentThread()).execute();
     if (log.isDebugEnabled()) {
       int[] counts = new int[SendResult.Status.values().length];
       results.forEach(r -> counts[r.status().ordinal()]++);
@@ -336,6 +336,36 @@ public final class WebhookTransport implements Transport {
           counts[SendResult.Status.UNAVAILABLE.ordinal()]);
     }
     return results;
+  }
+
+  /**
+   * Starts a batch as {@link #sendBatch(List)} sends it and returns at once: each event's future
+   * completes as soon as its result is final — when its endpoint answered any request of the batch,
+   * or else when every request to that endpoint ended (its outage verdict is then known) — so a
+   * slow endpoint's requests do not hold back another endpoint's results. Cancelling any of the
+   * futures stops the batch as an interrupt stops {@link #sendBatch(List)}: no new request starts,
+   * the requests in flight are abandoned, and every future not completed yet gets unavailable.
+   *
+   * @param batch messages in claim order
+   * @return one future per message, same order; each completes with a result, never exceptionally
+   */
+  @Override
+  public List<CompletableFuture<SendResult>> sendBatchAsync(List<OutboxMessage> batch) {
+    Objects.requireNonNull(batch, "batch");
+    if (closed) {
+      List<CompletableFuture<SendResult>> done = new ArrayList<>(batch.size());
+      for (SendResult r : closedResults(batch.size())) {
+        done.add(CompletableFuture.completedFuture(r));
+      }
+      return done;
+    }
+    return new Batch(batch, null).start();
+  }
+
+  private List<SendResult> closedResults(int size) {
+    return new ArrayList<>(
+        Collections.nCopies(
+            size, SendResult.unavailable("webhook transport '" + name + "' is closed")));
   }
 
   /**
@@ -464,6 +494,7 @@ public final class WebhookTransport implements Transport {
     boolean settled;
     int workers;
     int inFlight;
+    int unsettled; // messages of the run without a result yet
     int attempted;
     int outageFailures;
     String lastFailure = "";
@@ -544,76 +575,207 @@ public final class WebhookTransport implements Transport {
   }
 
   /**
-   * One call of {@link #sendBatch}. Worker threads from the transport's pool send with the client's
-   * blocking {@code send}: on JDK 17 that path costs several times less per request than {@code
-   * sendAsync}, whose completions hop through the client's executor. A worker takes the messages
-   * parked at its endpoint one after another. All bookkeeping happens under this object's monitor;
-   * the caller waits on it until the last worker is gone.
+   * One call of {@link #sendBatch} or {@link #sendBatchAsync}. Worker threads from the transport's
+   * pool send with the client's blocking {@code send}: on JDK 17 that path costs several times less
+   * per request than {@code sendAsync}, whose completions hop through the client's executor. A
+   * worker takes the messages parked at its endpoint one after another. All bookkeeping happens
+   * under this object's monitor; futures are completed outside it, since whoever waits on them may
+   * call back (a cancel).
+   *
+   * <p>A result is final, and its future completed, as soon as nothing can change it: once its
+   * endpoint answered any request of the batch (an endpoint that answers is not down), or once
+   * every request to its endpoint ended (then the endpoint's verdict, down or not, is known). So a
+   * fast endpoint's events complete while a slow one's requests are still open.
    */
   private final class Batch {
     final List<OutboxMessage> messages;
     final SendResult[] results;
     final boolean[] sending;
+    final boolean[] released;
     final WebhookEndpoint[] endpointOf;
     final EndpointRun[] runOf;
+    final List<CompletableFuture<SendResult>> futures;
     final Map<URI, EndpointRun> runs = new LinkedHashMap<>();
     final List<Future<?>> workers = new ArrayList<>();
-    // Workers read the caller's interrupt flag before each request, so that no request starts
-    // between the interrupt and the caller taking the monitor back to mark the batch abandoned.
-    final Thread caller = Thread.currentThread();
+    final ArrayDeque<Integer> ready = new ArrayDeque<>();
+    // The thread waiting in sendBatch, whose interrupt stops the batch; null for sendBatchAsync,
+    // which a cancelled future stops. Workers read it before each request, so that no request
+    // starts between the interrupt and the caller taking the monitor back to abandon the batch.
+    final Thread caller;
     int activeWorkers;
+    int releasedCount;
     boolean abandoned;
 
-    Batch(List<OutboxMessage> messages) {
+    Batch(List<OutboxMessage> messages, Thread caller) {
       this.messages = messages;
+      this.caller = caller;
       int n = messages.size();
       this.results = new SendResult[n];
       this.sending = new boolean[n];
+      this.released = new boolean[n];
       this.endpointOf = new WebhookEndpoint[n];
       this.runOf = new EndpointRun[n];
+      this.futures = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        futures.add(new CompletableFuture<>());
+      }
     }
 
-    List<SendResult> execute() {
-      try {
-        route();
-        for (EndpointRun run : runs.values()) {
-          prepare(run);
+    /** Routes, checks and starts the requests; returns at once, one future per message. */
+    List<CompletableFuture<SendResult>> start() {
+      route();
+      for (EndpointRun run : runs.values()) {
+        prepare(run);
+      }
+      synchronized (this) {
+        for (int i = 0; i < messages.size(); i++) {
+          park(i);
         }
-        synchronized (this) {
-          for (int i = 0; i < messages.size(); i++) {
-            park(i);
+        for (int i = 0; i < messages.size(); i++) {
+          if (runOf[i] == null) {
+            release(i); // a routing failure
           }
-          // Interrupted already (while routing, or resolving hosts, which DNS does not let an
-          // interrupt cut short): start nothing.
-          boolean interrupted = caller.isInterrupted();
-          if (!interrupted) {
-            dispatch();
-            try {
-              while (activeWorkers > 0) {
-                wait();
+        }
+        for (EndpointRun run : runs.values()) {
+          if (run.unsettled == 0) {
+            finish(run); // refused or down: no request
+          }
+        }
+        // Interrupted already (while routing, or resolving hosts, which DNS does not let an
+        // interrupt cut short): start nothing.
+        if (stopRequested()) {
+          abandonAll();
+        } else {
+          dispatch();
+        }
+      }
+      flush();
+      for (CompletableFuture<SendResult> f : futures) {
+        f.whenComplete(
+            (r, t) -> {
+              if (t instanceof CancellationException) {
+                cancelled();
               }
-            } catch (InterruptedException e) {
-              interrupted = true;
-            }
+            });
+      }
+      return futures;
+    }
+
+    /** Waits for every result; on an interrupt, abandons the rest (see the class comment). */
+    List<SendResult> execute() {
+      start();
+      List<SendResult> all;
+      synchronized (this) {
+        try {
+          while (releasedCount < results.length) {
+            wait();
           }
-          if (interrupted) {
-            // Return now, without waiting for the requests in flight: tell the workers (and,
-            // through their interrupts, the HTTP client) that nobody is listening any more. What
-            // was answered keeps its result; whatever is unsettled may or may not have arrived.
-            abandoned = true;
-            workers.forEach(f -> f.cancel(true));
-            abandon();
-            Thread.currentThread().interrupt();
-          }
-          settle();
-          return new ArrayList<>(Arrays.asList(results));
+        } catch (InterruptedException e) {
+          abandonAll();
+          Thread.currentThread().interrupt();
         }
-      } finally {
-        for (EndpointRun run : runs.values()) {
-          if (run.admission == Admission.PROBE && !run.settled) {
-            run.state.breaker.releaseProbe();
+        all = new ArrayList<>(Arrays.asList(results));
+      }
+      flush();
+      return all;
+    }
+
+    private boolean stopRequested() {
+      return abandoned || (caller != null && caller.isInterrupted());
+    }
+
+    /** A future was cancelled: whoever waits for the batch gave up on it. */
+    private void cancelled() {
+      synchronized (this) {
+        abandonAll();
+      }
+      flush();
+    }
+
+    /**
+     * Return now, without waiting for the requests in flight: tell the workers (and, through their
+     * interrupts, the HTTP client) that nobody is listening any more. What was answered keeps its
+     * result; whatever is unsettled may or may not have arrived. Under the monitor.
+     */
+    private void abandonAll() {
+      if (abandoned) {
+        return;
+      }
+      abandoned = true;
+      workers.forEach(f -> f.cancel(true));
+      for (int i = 0; i < results.length; i++) {
+        if (results[i] == null) {
+          results[i] =
+              SendResult.unavailable(
+                  sending[i]
+                      ? "not confirmed: interrupted before "
+                          + runOf[i].display
+                          + " answered; it may have received the request"
+                      : "not confirmed: interrupted before it was sent");
+        }
+        release(i);
+      }
+      // Half a batch says nothing about an endpoint: no breaker changes state.
+      for (EndpointRun run : runs.values()) {
+        releaseProbe(run);
+      }
+      notifyAll();
+    }
+
+    /** Marks a result final; its future is completed by {@link #flush}. Under the monitor. */
+    private void release(int i) {
+      if (!released[i]) {
+        released[i] = true;
+        releasedCount++;
+        ready.addLast(i);
+        if (releasedCount == results.length) {
+          notifyAll();
+        }
+      }
+    }
+
+    /** Completes the futures of the results made final, outside the monitor. */
+    private void flush() {
+      while (true) {
+        int i;
+        SendResult r;
+        synchronized (this) {
+          if (ready.isEmpty()) {
+            return;
+          }
+          i = ready.pollFirst();
+          r = results[i];
+        }
+        futures.get(i).complete(r);
+      }
+    }
+
+    /** A result came in for one of the run's messages. Under the monitor. */
+    private void settled(EndpointRun run, int i) {
+      run.unsettled--;
+      if (run.unsettled == 0) {
+        finish(run);
+      } else if (run.responsive) {
+        for (int k : run.indices) {
+          if (results[k] != null) {
+            release(k);
           }
         }
+      }
+    }
+
+    /** Every request of the run ended: the endpoint's verdict, then its results. */
+    private void finish(EndpointRun run) {
+      settle(run);
+      for (int k : run.indices) {
+        release(k);
+      }
+    }
+
+    private void releaseProbe(EndpointRun run) {
+      if (run.admission == Admission.PROBE && !run.settled) {
+        run.settled = true;
+        run.state.breaker.releaseProbe();
       }
     }
 
@@ -638,6 +800,7 @@ public final class WebhookTransport implements Transport {
         endpointOf[i] = endpoint;
         EndpointRun run = runs.computeIfAbsent(endpoint.url(), u -> new EndpointRun(u, state(u)));
         run.indices.add(i);
+        run.unsettled++;
         runOf[i] = run;
       }
     }
@@ -709,7 +872,7 @@ public final class WebhookTransport implements Transport {
 
     /**
      * Settles a message that needs no request (its endpoint refused or down), or parks it at its
-     * endpoint for a worker.
+     * endpoint for a worker. Under the monitor.
      */
     private void park(int i) {
       if (results[i] != null) {
@@ -719,8 +882,10 @@ public final class WebhookTransport implements Transport {
       String unavailable = run.unavailableReason();
       if (run.refusal != null) {
         results[i] = SendResult.reject(run.refusal);
+        run.unsettled--;
       } else if (unavailable != null) {
         results[i] = run.down(unavailable);
+        run.unsettled--;
       } else {
         run.parked.addLast(i);
       }
@@ -729,11 +894,11 @@ public final class WebhookTransport implements Transport {
     /**
      * Starts workers where messages wait and limits allow, and gives up on endpoints that are
      * paused by an outage with nothing left in flight that could prove them alive. Afterwards,
-     * either a worker is active or nothing is parked.
+     * either a worker is active or nothing is parked. Under the monitor.
      */
     private void dispatch() {
       boolean changed = true;
-      while (changed && !abandoned && !caller.isInterrupted()) {
+      while (changed && !stopRequested()) {
         changed = false;
         for (EndpointRun run : runs.values()) {
           // Workers not holding a request are about to take a parked message themselves.
@@ -747,12 +912,20 @@ public final class WebhookTransport implements Transport {
           }
           if (!run.parked.isEmpty() && run.workers == 0 && run.slots() == 0) {
             run.gaveUp = true;
-            while (!run.parked.isEmpty()) {
-              park(run.parked.pollFirst());
-            }
+            giveUp(run);
             changed = true;
           }
         }
+      }
+    }
+
+    /** Settles the messages still parked at an endpoint without a request. Under the monitor. */
+    private void giveUp(EndpointRun run) {
+      while (!run.parked.isEmpty()) {
+        park(run.parked.pollFirst());
+      }
+      if (run.unsettled == 0) {
+        finish(run);
       }
     }
 
@@ -772,8 +945,8 @@ public final class WebhookTransport implements Transport {
         run.stopped = reason;
       }
       for (EndpointRun run : runs.values()) {
-        while (!run.parked.isEmpty()) {
-          park(run.parked.pollFirst());
+        if (!run.parked.isEmpty()) {
+          giveUp(run);
         }
       }
     }
@@ -784,10 +957,7 @@ public final class WebhookTransport implements Transport {
       try {
         while (true) {
           synchronized (this) {
-            if (abandoned
-                || caller.isInterrupted()
-                || run.parked.isEmpty()
-                || run.inFlight >= run.slots()) {
+            if (stopRequested() || run.parked.isEmpty() || run.inFlight >= run.slots()) {
               return;
             }
             i = run.parked.pollFirst();
@@ -805,6 +975,7 @@ public final class WebhookTransport implements Transport {
               dispatch();
             }
           }
+          flush();
         }
       } catch (RuntimeException | Error e) {
         log.error("[{}] Webhook worker failed unexpectedly", name, e);
@@ -813,6 +984,7 @@ public final class WebhookTransport implements Transport {
             run.inFlight--;
             if (!abandoned) {
               results[i] = SendResult.retry("webhook worker failed: " + Failures.describe(e), null);
+              settled(run, i);
             }
           }
         }
@@ -826,6 +998,7 @@ public final class WebhookTransport implements Transport {
           }
           notifyAll();
         }
+        flush();
       }
     }
 
@@ -860,6 +1033,7 @@ public final class WebhookTransport implements Transport {
       }
     }
 
+    /** Under the monitor. */
     private void record(EndpointRun run, int i, Outcome outcome) {
       results[i] = outcome.result;
       if (outcome.sent) {
@@ -885,6 +1059,7 @@ public final class WebhookTransport implements Transport {
             run.display,
             outcome.result);
       }
+      settled(run, i);
     }
 
     private Outcome classify(HttpResponse<Void> response, EndpointRun run) {
@@ -958,81 +1133,59 @@ public final class WebhookTransport implements Transport {
     }
 
     /**
-     * The caller was interrupted: every unsettled message is unavailable, not charged an attempt
-     * (the interrupt is not its fault). One in flight may have arrived; say so.
+     * Applies the endpoint's verdict, once every request to it ended, to its breaker and, if it is
+     * down, to its results. Under the monitor.
      */
-    private void abandon() {
-      for (int i = 0; i < results.length; i++) {
-        if (results[i] == null) {
-          results[i] =
-              SendResult.unavailable(
-                  sending[i]
-                      ? "not confirmed: interrupted before "
-                          + runOf[i].display
-                          + " answered; it may have received the request"
-                      : "not confirmed: interrupted before it was sent");
-        }
+    private void settle(EndpointRun run) {
+      if (abandoned) {
+        return; // half a batch says nothing about the endpoint
       }
-    }
-
-    /** Applies the per-endpoint verdicts to the breakers. */
-    private void settle() {
-      Instant now = clock.instant();
-      for (EndpointRun run : runs.values()) {
-        if (abandoned) {
-          break; // half a batch says nothing about the endpoint
+      boolean outage = run.resolveFailure != null || (run.attempted > 0 && !run.responsive);
+      if (outage) {
+        String last = run.resolveFailure != null ? run.resolveFailure : run.lastFailure;
+        String reason =
+            run.resolveFailure != null
+                ? run.resolveFailure
+                : "endpoint "
+                    + run.display
+                    + " unavailable: "
+                    + run.outageFailures
+                    + " of "
+                    + run.attempted
+                    + " request(s) failed, last: "
+                    + last;
+        Duration openFor =
+            run.retryAfterHint.compareTo(circuitOpenDuration) > 0
+                ? run.retryAfterHint
+                : circuitOpenDuration;
+        Instant until = clock.instant().plus(openFor);
+        if (run.state.breaker.recordOutage(until, last)) {
+          log.warn(
+              "[{}] Webhook endpoint {} is down ({}); its events are answered unavailable until"
+                  + " a probe after {} succeeds",
+              name,
+              run.display,
+              last,
+              until);
+        } else {
+          log.debug("[{}] Webhook endpoint {} still down: {}", name, run.display, last);
         }
-        boolean outage = run.resolveFailure != null || (run.attempted > 0 && !run.responsive);
-        if (outage) {
-          String last = run.resolveFailure != null ? run.resolveFailure : run.lastFailure;
-          String reason =
-              run.resolveFailure != null
-                  ? run.resolveFailure
-                  : "endpoint "
-                      + run.display
-                      + " unavailable: "
-                      + run.outageFailures
-                      + " of "
-                      + run.attempted
-                      + " request(s) failed, last: "
-                      + last;
-          Duration openFor =
-              run.retryAfterHint.compareTo(circuitOpenDuration) > 0
-                  ? run.retryAfterHint
-                  : circuitOpenDuration;
-          Instant until = now.plus(openFor);
-          if (run.state.breaker.recordOutage(until, last)) {
-            log.warn(
-                "[{}] Webhook endpoint {} is down ({}); its events are answered unavailable until"
-                    + " a probe after {} succeeds",
-                name,
-                run.display,
-                last,
-                until);
-          } else {
-            log.debug("[{}] Webhook endpoint {} still down: {}", name, run.display, last);
-          }
-          run.settled = true;
-          for (int i : run.indices) {
-            SendResult r = results[i];
-            if (r != null
-                && (r.status() == SendResult.Status.RETRY
-                    || r.status() == SendResult.Status.UNAVAILABLE)) {
-              results[i] = run.down(reason);
-            }
-          }
-        } else if (run.responsive) {
-          run.settled = true;
-          if (run.state.breaker.recordResponsive()) {
-            log.info("[{}] Webhook endpoint {} answers again; circuit closed", name, run.display);
+        run.settled = true;
+        for (int i : run.indices) {
+          SendResult r = results[i];
+          if (r != null
+              && (r.status() == SendResult.Status.RETRY
+                  || r.status() == SendResult.Status.UNAVAILABLE)) {
+            results[i] = run.down(reason);
           }
         }
-      }
-      for (int i = 0; i < results.length; i++) {
-        if (results[i] == null) { // not expected: every message is parked, sent or given up
-          results[i] = SendResult.retry("not sent", null);
+      } else if (run.responsive) {
+        run.settled = true;
+        if (run.state.breaker.recordResponsive()) {
+          log.info("[{}] Webhook endpoint {} answers again; circuit closed", name, run.display);
         }
       }
+      releaseProbe(run); // a probe that proved nothing either way
     }
   }
 

@@ -38,6 +38,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -303,17 +304,9 @@ abstract class WebhookRelayContractTest {
             .respond(
                 r -> System.nanoTime() < refuseUntil ? Reply.status(status) : Reply.status(204));
     Receiver healthy = new Receiver(WebhookVerifier.of(SECRET));
-    toClose.add(flaky);
-    toClose.add(healthy);
     WebhookTransport transport =
-        WebhookTransport.builder(
-                e ->
-                    WebhookEndpoint.of(
-                        (e.aggregateType().equals("TenantA") ? flaky : healthy).uri("/hooks"),
-                        SECRET))
+        tenants(flaky, healthy)
             .name("flaky-" + status)
-            .allowHttp()
-            .allowPrivateAddresses()
             .circuitOpenDuration(Duration.ofMillis(300))
             .build();
     toClose.add(transport);
@@ -339,6 +332,52 @@ abstract class WebhookRelayContractTest {
 
     assertThat(count(EventStatus.DEAD)).as("nothing DEAD, with maxAttempts 2").isZero();
     assertThat(flaky.requests()).as("the refused requests were tried again").hasSizeGreaterThan(10);
+  }
+
+  /**
+   * No head-of-line blocking: one tenant's endpoint answers only after 3 s; the other tenant's
+   * events, claimed in the same batches, are delivered and recorded meanwhile, and the slow
+   * endpoint's events follow once it answers.
+   */
+  @Test
+  void a_slow_endpoint_holds_up_no_other_endpoints_events() throws Exception {
+    CountDownLatch slowAnswers = new CountDownLatch(1);
+    Receiver slow = new Receiver(WebhookVerifier.of(SECRET)).respond(r -> Reply.hang(slowAnswers));
+    Receiver healthy = new Receiver(WebhookVerifier.of(SECRET));
+    WebhookTransport transport = tenants(slow, healthy).name("slow-beside-fast").build();
+    toClose.add(transport);
+    HikariDataSource pool = db.newDataSource(2);
+    toClose.add(pool);
+    OutboxRelay relay =
+        OutboxRelay.builder(pool, transport)
+            .name("slow-beside-fast")
+            .batchSize(20)
+            .pollInterval(Duration.ofMillis(50))
+            .build();
+    toClose.add(relay);
+
+    appendTenant("TenantA", 2);
+    appendTenant("TenantB", 38);
+    relay.start();
+    awaitCount(EventStatus.PUBLISHED, 38, Duration.ofSeconds(10));
+    assertThat(slow.requests()).as("the slow endpoint's requests, still open").hasSize(2);
+    assertThat(count(EventStatus.IN_FLIGHT)).isEqualTo(2);
+
+    slowAnswers.countDown();
+    awaitCount(EventStatus.PUBLISHED, 40, Duration.ofSeconds(10));
+    assertThat(queryLong("SELECT MAX(attempts) FROM outbox_event")).isZero();
+  }
+
+  /** A transport sending tenant A's events to one receiver, every other tenant's to another. */
+  private WebhookTransport.Builder tenants(Receiver tenantA, Receiver others) {
+    toClose.add(tenantA);
+    toClose.add(others);
+    return WebhookTransport.builder(
+            e ->
+                WebhookEndpoint.of(
+                    (e.aggregateType().equals("TenantA") ? tenantA : others).uri("/hooks"), SECRET))
+        .allowHttp()
+        .allowPrivateAddresses();
   }
 
   private long queryLongQuietly(String query) {

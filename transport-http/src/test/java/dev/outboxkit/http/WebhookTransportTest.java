@@ -20,7 +20,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
@@ -446,6 +448,58 @@ class WebhookTransportTest {
                     + receiver.uri("/hooks")
                     + " answered; it may have received the request"),
             SendResult.unavailable("not confirmed: interrupted before it was sent"));
+    // Half a batch says nothing about the endpoint: no breaker opened.
+    receiver.respond(r -> Receiver.Reply.status(204));
+    assertThat(transport.send(first(event("B", "{}")))).isEqualTo(SendResult.delivered());
+  }
+
+  @Test
+  void send_batch_async_completes_events_as_they_are_answered_while_a_slow_request_is_open()
+      throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    receiver.respond(
+        r -> r.bodyText().contains("slow") ? Receiver.Reply.hang(release) : replyAsTold(r));
+    try {
+      List<CompletableFuture<SendResult>> futures =
+          transport.sendBatchAsync(
+              firstAttempts(
+                  event("A", "{\"slow\":1}"), event("B", "{\"n\":2}"), event("C", "{}", "410")));
+
+      // One endpoint that answered is not down: its answers are final at once.
+      assertThat(futures.get(1).get(5, TimeUnit.SECONDS)).isEqualTo(SendResult.delivered());
+      assertThat(futures.get(2).get(5, TimeUnit.SECONDS).status()).isEqualTo(Status.REJECT);
+      assertThat(futures.get(0)).isNotDone();
+
+      release.countDown();
+      assertThat(futures.get(0).get(5, TimeUnit.SECONDS)).isEqualTo(SendResult.delivered());
+    } finally {
+      release.countDown();
+    }
+  }
+
+  @Test
+  void cancelling_a_future_of_send_batch_async_stops_the_batch_without_a_breaker_verdict()
+      throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    receiver.respond(r -> Receiver.Reply.hang(release));
+    try {
+      List<CompletableFuture<SendResult>> futures =
+          transport.sendBatchAsync(firstAttempts(event("A", "{}"), event("B", "{}")));
+      for (int i = 0; i < 500 && receiver.requests().size() < 2; i++) {
+        Thread.sleep(10);
+      }
+
+      futures.get(0).cancel(true);
+
+      assertThat(futures.get(1).get(5, TimeUnit.SECONDS))
+          .isEqualTo(
+              SendResult.unavailable(
+                  "not confirmed: interrupted before "
+                      + receiver.uri("/hooks")
+                      + " answered; it may have received the request"));
+    } finally {
+      release.countDown();
+    }
     // Half a batch says nothing about the endpoint: no breaker opened.
     receiver.respond(r -> Receiver.Reply.status(204));
     assertThat(transport.send(first(event("B", "{}")))).isEqualTo(SendResult.delivered());

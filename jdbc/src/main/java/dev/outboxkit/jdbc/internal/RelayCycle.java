@@ -30,6 +30,12 @@ public final class RelayCycle {
   private static final Logger log = LoggerFactory.getLogger("dev.outboxkit.jdbc.OutboxRelay");
   private static final int ACK_TRIES = 3;
 
+  /**
+   * Events a relay leaves to finish on their own, at most, in batches' worth: beyond, a batch waits
+   * for its slowest send again.
+   */
+  static final int MAX_STRAGGLING_BATCHES = 2;
+
   private final RelaySettings settings;
   private final RelayStore store;
   private final OutageBreaker breaker;
@@ -40,6 +46,8 @@ public final class RelayCycle {
   private final String owner;
   private final Duration reclaimEvery;
   private final Duration maxWaitBeforeSend;
+  private final Stragglers stragglers;
+  private final int maxStragglers;
   private final AtomicLong batches = new AtomicLong();
   private final AtomicLong acknowledged = new AtomicLong();
   private volatile Instant lastReclaim;
@@ -48,6 +56,8 @@ public final class RelayCycle {
    * Wires one relay's cycle; see {@code OutboxRelay.Builder} for the meaning of each part.
    *
    * @param stopping true once the relay is closing: a batch claimed then is handed back unsent
+   * @param wake called when a send left to finish on its own has a result, so an idle relay records
+   *     it soon
    */
   public RelayCycle(
       RelaySettings settings,
@@ -59,7 +69,8 @@ public final class RelayCycle {
       RelayListener listener,
       ExecutorService sendPool,
       BooleanSupplier stopping,
-      String owner) {
+      String owner,
+      Runnable wake) {
     this.settings = settings;
     this.store = store;
     this.breaker = breaker;
@@ -80,6 +91,8 @@ public final class RelayCycle {
     Duration half = settings.leaseDuration.dividedBy(2);
     this.reclaimEvery = half.compareTo(Duration.ofSeconds(5)) < 0 ? half : Duration.ofSeconds(5);
     this.maxWaitBeforeSend = settings.leaseDuration.minus(settings.sendTimeout).dividedBy(2);
+    this.stragglers = new Stragglers(wake);
+    this.maxStragglers = MAX_STRAGGLING_BATCHES * settings.batchSize;
   }
 
   /** Send threads abandoned in a transport that ignored their interrupt, still stuck there. */
@@ -119,7 +132,7 @@ public final class RelayCycle {
       return 0;
     }
     start(batch);
-    finish(batch);
+    finish(batch, false);
     acknowledge(batch, false);
     rethrow(batch);
     return batch.claimed.size();
@@ -136,10 +149,16 @@ public final class RelayCycle {
    * failed, or the relay is closing. The same guarantee as {@link #runOnce()}: every claimed row
    * gets an outcome.
    *
+   * <p>A round need not wait for its slowest send: once some of its results are in and the rest
+   * keep it waiting, the rest are left to finish on their own ({@link Stragglers}, at most {@link
+   * #MAX_STRAGGLING_BATCHES} batches' worth of events), and their outcomes ride in a later
+   * acknowledgement.
+   *
    * @return events handled, in all rounds
    * @throws SQLException as {@link #runOnce()}, once every claimed row got its outcome
    */
   public int runWhileFull() throws SQLException {
+    settleStragglers();
     if (!breaker.pauseLeft().isZero()) {
       return 0;
     }
@@ -164,7 +183,7 @@ public final class RelayCycle {
       } catch (SQLException | RuntimeException | Error e) {
         claimFailure = e; // thrown once the batch in flight has its outcome
       }
-      finish(current);
+      finish(current, true);
       boolean healthy =
           current.failure == null
               && !current.round.interrupted
@@ -194,7 +213,7 @@ public final class RelayCycle {
         claimed = acknowledge(current, claimWithAck);
       } catch (SQLException e) {
         if (next != null) {
-          finish(next);
+          finish(next, false);
           try {
             acknowledge(next, false);
           } catch (SQLException again) {
@@ -206,7 +225,7 @@ public final class RelayCycle {
       total += current.claimed.size();
       if (current.failure != null || claimFailure != null) {
         if (next != null) {
-          finish(next);
+          finish(next, false);
           acknowledge(next, false);
         }
         rethrow(current);
@@ -281,6 +300,8 @@ public final class RelayCycle {
     final long claimedAt;
     RoundDecision.Round round;
     Sender.Started sending;
+    // Its sends left to finish on their own, handed to the stragglers once the rest is recorded.
+    Sender.Started straggling;
     long sendStart;
     Throwable failure;
 
@@ -341,15 +362,33 @@ public final class RelayCycle {
     }
   }
 
-  /** Waits for the send, decides every row, and updates the outage breaker. */
-  private void finish(Batch batch) {
+  /**
+   * Waits for the send, decides every row that has its result, and updates the outage breaker.
+   * Meanwhile, the sends left to finish on their own whose time limit passes are recorded, within
+   * their lease.
+   *
+   * @param mayLeave the sends that keep the round waiting after others answered may be left to
+   *     finish on their own (see {@link #runWhileFull()})
+   */
+  private void finish(Batch batch, boolean mayLeave) {
     if (batch.sending != null) {
       Sender.Started sending = batch.sending;
       batch.sending = null;
       try {
-        Sender.Outcome outcome = sender.await(sending);
+        Sender.Outcome outcome;
+        while (true) {
+          int room = mayLeave && !batch.probing ? maxStragglers - stragglers.events() : 0;
+          outcome = sender.await(sending, room, stragglers.nextDeadlineNanos());
+          if (outcome != null) {
+            break;
+          }
+          settleStragglers();
+        }
         batch.round.sendTime = Duration.ofNanos(System.nanoTime() - batch.sendStart);
         decision.decide(batch.round, outcome, batch.probing);
+        if (!batch.round.settled()) {
+          batch.straggling = sending;
+        }
       } catch (RuntimeException | Error e) {
         fail(batch, e);
       }
@@ -379,6 +418,30 @@ public final class RelayCycle {
    */
   private Batch acknowledge(Batch batch, boolean claimNext) throws SQLException {
     RoundDecision.Round round = batch.round;
+    List<Stragglers.Part> late = collectStragglers();
+    List<RelayStore.OwnedAcks> parts = new ArrayList<>(late.size() + 1);
+    parts.add(new RelayStore.OwnedAcks(batch.token, new ArrayList<>(round.acks)));
+    List<Runnable> notices = new ArrayList<>(round.notices);
+    for (Stragglers.Part part : late) {
+      parts.add(new RelayStore.OwnedAcks(part.token, part.acks));
+      notices.addAll(part.notices);
+    }
+    round.recorded();
+    try {
+      return record(batch, parts, notices, claimNext);
+    } finally {
+      if (batch.straggling != null) {
+        stragglers.add(batch.token, round, batch.straggling);
+        batch.straggling = null;
+      }
+    }
+  }
+
+  private Batch record(
+      Batch batch, List<RelayStore.OwnedAcks> parts, List<Runnable> notices, boolean claimNext)
+      throws SQLException {
+    RoundDecision.Round round = batch.round;
+    int acks = size(parts);
     long ackStart = System.nanoTime();
     Batch claimed = null;
     int updated = -1;
@@ -388,8 +451,7 @@ public final class RelayCycle {
       try {
         RelayStore.AckAndClaim done =
             store.acknowledgeThenClaim(
-                batch.token,
-                round.acks,
+                parts,
                 settings.deleteOnPublish,
                 token,
                 settings.batchSize,
@@ -399,7 +461,7 @@ public final class RelayCycle {
         claimed = claimedBatch(token, done.claimed, false, ackStart);
       } catch (SQLException e) {
         folded = e;
-        logAckFailure(round.acks.size(), 1, e);
+        logAckFailure(acks, 1, e);
       } catch (RuntimeException | Error e) {
         // Rolled back whole, like a database failure: the acknowledgement goes on its own (the
         // relay's loop, too, survives an Error and goes on).
@@ -407,26 +469,16 @@ public final class RelayCycle {
             "[{}] claiming the next batch with the acknowledgement of {} events failed;"
                 + " acknowledging them alone",
             settings.name,
-            round.acks.size(),
+            acks,
             e);
       }
     }
     if (updated < 0) {
-      updated = acknowledge(batch.token, round.acks, folded);
+      updated = acknowledge(parts, folded);
     }
     Duration ackTime = Duration.ofNanos(System.nanoTime() - ackStart);
     acknowledged.incrementAndGet();
-    if (updated < round.acks.size()) {
-      int lost = round.acks.size() - updated;
-      log.warn(
-          "[{}] lease lost for {} of {} events (another relay took them over after the lease"
-              + " expired; they are delivered again by it)",
-          settings.name,
-          lost,
-          round.acks.size());
-      notify(() -> listener.leaseLost(lost));
-    }
-    round.notices.forEach(this::notify);
+    recorded(acks, updated, notices);
     Duration sendTime = round.sendTime;
     notify(() -> listener.batchCompleted(batch.claimed.size(), sendTime, ackTime));
     if (round.interrupted) {
@@ -467,26 +519,122 @@ public final class RelayCycle {
     }
   }
 
+  /** After an acknowledgement committed: reports leases lost, then tells the listener. */
+  private void recorded(int acks, int updated, List<Runnable> notices) {
+    if (updated < acks) {
+      int lost = acks - updated;
+      log.warn(
+          "[{}] lease lost for {} of {} events (another relay took them over after the lease"
+              + " expired; they are delivered again by it)",
+          settings.name,
+          lost,
+          acks);
+      notify(() -> listener.leaseLost(lost));
+    }
+    notices.forEach(this::notify);
+  }
+
+  private static int size(List<RelayStore.OwnedAcks> parts) {
+    int n = 0;
+    for (RelayStore.OwnedAcks part : parts) {
+      n += part.size();
+    }
+    return n;
+  }
+
+  /** Decides what arrived for the stragglers, and lets it move the outage breaker. */
+  private List<Stragglers.Part> collectStragglers() {
+    List<Stragglers.Part> parts = stragglers.collect(sender, decision);
+    for (Stragglers.Part part : parts) {
+      updateBreaker(part.outage, part.answered);
+    }
+    return parts;
+  }
+
+  /**
+   * Records the outcomes that arrived for sends left to finish on their own, in a transaction of
+   * their own; nothing if none arrived. A database failure is logged: those rows come back when
+   * their lease runs out.
+   */
+  public void settleStragglers() {
+    record(collectStragglers());
+  }
+
+  private void record(List<Stragglers.Part> late) {
+    if (late.isEmpty()) {
+      return;
+    }
+    List<RelayStore.OwnedAcks> parts = new ArrayList<>(late.size());
+    List<Runnable> notices = new ArrayList<>();
+    for (Stragglers.Part part : late) {
+      parts.add(new RelayStore.OwnedAcks(part.token, part.acks));
+      notices.addAll(part.notices);
+    }
+    int acks = size(parts);
+    try {
+      recorded(acks, acknowledge(parts, null), notices);
+    } catch (SQLException e) {
+      log.warn(
+          "[{}] giving up recording the outcome of {} events; they are sent again once their"
+              + " lease runs out",
+          settings.name,
+          acks);
+    }
+  }
+
+  /** Whether sends left to finish on their own are still under way. */
+  public boolean hasStragglers() {
+    return !stragglers.isEmpty();
+  }
+
+  /**
+   * How long until the earliest time limit of a send left to finish on its own passes (its outcome
+   * must then be recorded); {@code null} if none is under way.
+   */
+  public Duration untilNextStragglerDeadline() {
+    long next = stragglers.nextDeadlineNanos();
+    return next == Long.MAX_VALUE ? null : Duration.ofNanos(Math.max(0, next - System.nanoTime()));
+  }
+
+  /**
+   * Waits until every send left to finish on its own has its outcome — its results, or its time
+   * limit — and records them. If the calling thread is interrupted (the relay is closing and gave
+   * up waiting), stops the rest at once: what was confirmed is recorded, every other event goes
+   * back uncharged.
+   */
+  public void finishStragglers() {
+    while (!stragglers.isEmpty()) {
+      if (Thread.currentThread().isInterrupted()
+          || !stragglers.awaitProgress(stragglers.nextDeadlineNanos())) {
+        record(stragglers.stopAll(sender, decision));
+        return;
+      }
+      settleStragglers();
+    }
+  }
+
   /**
    * The acknowledgement on its own, tried until {@link #ACK_TRIES} tries in all were made.
    *
    * @param folded the failure of a first try that also claimed, or null if none was made
    */
-  private int acknowledge(String token, List<Ack> acks, SQLException folded) throws SQLException {
+  private int acknowledge(List<RelayStore.OwnedAcks> parts, SQLException folded)
+      throws SQLException {
+    int acks = size(parts);
     SQLException failure = folded;
     if (folded != null && !sleep(Duration.ofMillis(200L))) {
       throw folded;
     }
     for (int attempt = folded == null ? 1 : 2; attempt <= ACK_TRIES; attempt++) {
       try {
-        return store.acknowledge(token, acks, settings.deleteOnPublish);
+        return store.acknowledge(parts, settings.deleteOnPublish);
       } catch (SQLException e) {
         if (failure == null) {
           failure = e;
         } else {
           failure.addSuppressed(e);
         }
-        logAckFailure(acks.size(), attempt, e);
+        logAckFailure(acks, attempt, e);
         if (attempt < ACK_TRIES && !sleep(Duration.ofMillis(200L * attempt))) {
           break;
         }

@@ -147,7 +147,27 @@ public final class RelayStore {
    */
   public List<ClaimedEvent> claim(String owner, int limit, boolean ordered, Duration lease)
       throws SQLException {
-    return acknowledgeThenClaim(null, List.of(), false, owner, limit, ordered, lease).claimed;
+    return acknowledgeThenClaim(List.of(), false, owner, limit, ordered, lease).claimed;
+  }
+
+  /** The acknowledgements of one claim, fenced by its lease owner. */
+  public static final class OwnedAcks {
+    final String owner;
+    final List<Ack> acks;
+
+    /**
+     * @param owner the claim's lease owner (its token)
+     * @param acks the outcomes to record under it
+     */
+    public OwnedAcks(String owner, List<Ack> acks) {
+      this.owner = owner;
+      this.acks = acks;
+    }
+
+    /** How many outcomes there are. */
+    public int size() {
+      return acks.size();
+    }
   }
 
   /** What {@link #acknowledgeThenClaim} did. */
@@ -165,23 +185,22 @@ public final class RelayStore {
   }
 
   /**
-   * Records one batch's outcomes and claims the next batch in the same transaction: one commit (on
-   * MySQL and MariaDB one InnoDB log flush) and one round trip fewer than {@link #acknowledge} then
-   * {@link #claim}. The claim sees the acknowledgement: in ordered mode the successors of the
-   * events it made PUBLISHED are claimable in it. If either part fails, neither happened.
+   * Records outcomes (of one or more batches) and claims the next batch in the same transaction:
+   * one commit (on MySQL and MariaDB one InnoDB log flush) and one round trip fewer than {@link
+   * #acknowledge} then {@link #claim}. The claim sees the acknowledgement: in ordered mode the
+   * successors of the events it made PUBLISHED are claimable in it. If either part fails, neither
+   * happened.
    *
-   * @param ackOwner the claim token of the batch acknowledged; null acknowledges nothing
+   * @param parts the outcomes to record, each under its claim's token; empty records nothing
    */
   public AckAndClaim acknowledgeThenClaim(
-      String ackOwner,
-      List<Ack> acks,
+      List<OwnedAcks> parts,
       boolean deleteDelivered,
       String owner,
       int limit,
       boolean ordered,
       Duration lease)
       throws SQLException {
-    Map<Ack.Kind, List<Ack>> byKind = byKind(acks);
     boolean runs = ordered;
     while (true) {
       boolean withRuns = runs;
@@ -195,7 +214,7 @@ public final class RelayStore {
             inTransaction(
                 sparse ? Claim.SPARSE : Claim.PLAIN,
                 c -> {
-                  int updated = ackOwner == null ? 0 : record(c, ackOwner, byKind, deleteDelivered);
+                  int updated = record(c, parts, deleteDelivered);
                   OutboxSql s = sql(c);
                   List<ClaimedEvent> claimed =
                       s.dialect().claimsInOneStatement()
@@ -505,16 +524,26 @@ public final class RelayStore {
   }
 
   /**
-   * Records the outcome of a batch in one transaction. Every update is fenced by the lease owner:
-   * rows whose lease was lost (expired and taken over) are left alone.
+   * Records the outcomes of one or more claims in one transaction. Every update is fenced by its
+   * claim's lease owner: rows whose lease was lost (expired and taken over) are left alone.
    *
    * @param deleteDelivered delete delivered rows instead of marking them PUBLISHED
-   * @return how many rows were actually updated; fewer than {@code acks.size()} means leases lost
+   * @return how many rows were actually updated; fewer than the outcomes given means leases lost
    */
-  public int acknowledge(String owner, List<Ack> acks, boolean deleteDelivered)
+  public int acknowledge(List<OwnedAcks> parts, boolean deleteDelivered) throws SQLException {
+    return inTransaction(c -> record(c, parts, deleteDelivered));
+  }
+
+  /** Every part's statements, in the caller's transaction; returns rows updated. */
+  private int record(Connection c, List<OwnedAcks> parts, boolean deleteDelivered)
       throws SQLException {
-    Map<Ack.Kind, List<Ack>> byKind = byKind(acks);
-    return inTransaction(c -> record(c, owner, byKind, deleteDelivered));
+    int updated = 0;
+    for (OwnedAcks part : parts) {
+      if (!part.acks.isEmpty()) {
+        updated += record(c, part.owner, byKind(part.acks), deleteDelivered);
+      }
+    }
+    return updated;
   }
 
   private static Map<Ack.Kind, List<Ack>> byKind(List<Ack> acks) {

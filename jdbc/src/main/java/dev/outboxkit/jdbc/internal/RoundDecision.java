@@ -6,6 +6,7 @@ import dev.outboxkit.SendResult;
 import dev.outboxkit.jdbc.RelayListener;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -96,8 +97,11 @@ final class RoundDecision {
     /** The reason of an outage this round suggests, or null. */
     String outage;
 
-    /** True when the transport answered for at least one event (it is up). */
+    /** True when the transport answered for at least one event of the last decision (it is up). */
     boolean answered;
+
+    // The transport answered for an event of this round in an earlier decision.
+    private boolean answeredBefore;
 
     /** True when the send was cut short by close: the outage verdict does not count. */
     boolean interrupted;
@@ -107,9 +111,29 @@ final class RoundDecision {
     // Aggregates with an event not delivered this round: their later events go back.
     final Set<String> stopped = new HashSet<>();
 
+    // Which sendable rows have been decided; allocated by the first decide.
+    private boolean[] decided;
+    private int undecided;
+
     private Round(int size) {
       this.acks = new ArrayList<>(size);
       this.sendable = new ArrayList<>(size);
+    }
+
+    /** Whether every sent row has been decided (or nothing was sent). */
+    boolean settled() {
+      return undecided() == 0;
+    }
+
+    /** Sent rows not decided yet. */
+    int undecided() {
+      return decided == null ? sendable.size() : undecided;
+    }
+
+    /** Forgets the acknowledgements and notices handed over so far; later decisions add anew. */
+    void recorded() {
+      acks.clear();
+      notices.clear();
     }
   }
 
@@ -157,6 +181,9 @@ final class RoundDecision {
     for (ClaimedEvent c : round.sendable) {
       round.acks.add(Ack.release(c.seq()));
     }
+    round.decided = new boolean[round.sendable.size()];
+    Arrays.fill(round.decided, true);
+    round.undecided = 0;
     round.interrupted = true;
   }
 
@@ -164,18 +191,30 @@ final class RoundDecision {
    * Decides the sent rows from their results.
    *
    * @param round as {@link #prepare} left it
-   * @param outcome one result per {@link Round#sendable} row, and how the send ended
+   * @param outcome one result per {@link Round#sendable} row (null: still under way), and how the
+   *     send ended; rows decided before are left alone, so a round may be decided in parts as its
+   *     results arrive
    * @param probing the outage breaker is probing with this single event
    */
   void decide(Round round, Sender.Outcome outcome, boolean probing) {
     List<ClaimedEvent> sent = round.sendable;
+    if (round.decided == null) {
+      round.decided = new boolean[sent.size()];
+      round.undecided = sent.size();
+    }
     round.interrupted = outcome.interrupted;
-    String uniformReason = transportClassifies ? null : uniformRetryReason(outcome.results);
+    round.outage = null;
+    round.answered = false;
+    List<Integer> decidable = decidable(round, outcome.results);
+    String uniformReason =
+        transportClassifies ? null : uniformRetryReason(outcome.results, decidable);
     Map<String, DestinationOutages.Trip> downThisRound = new LinkedHashMap<>();
     Map<String, Integer> heldPerDestination = new LinkedHashMap<>();
-    for (int i = 0; i < sent.size(); i++) {
+    for (int i : decidable) {
       ClaimedEvent c = sent.get(i);
       SendResult r = outcome.results.get(i);
+      round.decided[i] = true;
+      round.undecided--;
       if (guardOrder && round.stopped.contains(c.aggregate())) {
         behindAFailure(round, c, r);
         continue;
@@ -235,6 +274,36 @@ final class RoundDecision {
     }
     downThisRound.forEach(
         (scope, trip) -> reportDestinationDown(scope, trip, heldPerDestination.get(scope), round));
+    if (round.answeredBefore) {
+      // The rest of a batch the transport answered for: its failures are its destinations', not
+      // an outage of the transport.
+      round.outage = null;
+    }
+    round.answeredBefore |= round.answered;
+  }
+
+  /**
+   * The rows not yet decided whose result is in and, where order is guarded, every earlier row of
+   * whose aggregate in this round was decided: a result applies only once the results before it in
+   * its aggregate did, since one of those may still stop it.
+   */
+  private List<Integer> decidable(Round round, List<SendResult> results) {
+    List<Integer> decidable = new ArrayList<>(round.undecided);
+    Set<String> waiting = guardOrder ? new HashSet<>() : null;
+    for (int i = 0; i < round.sendable.size(); i++) {
+      if (round.decided[i]) {
+        continue;
+      }
+      String aggregate = round.sendable.get(i).aggregate();
+      if (results.get(i) == null || (guardOrder && waiting.contains(aggregate))) {
+        if (guardOrder) {
+          waiting.add(aggregate);
+        }
+        continue;
+      }
+      decidable.add(i);
+    }
+    return decidable;
   }
 
   /**
@@ -269,10 +338,11 @@ final class RoundDecision {
    * and no delay of its own: what a transport that does not classify its failures answers for an
    * outage. Events the sender held back behind another do not count.
    */
-  private static String uniformRetryReason(List<SendResult> results) {
+  private static String uniformRetryReason(List<SendResult> results, List<Integer> decidable) {
     String reason = null;
     int sent = 0;
-    for (SendResult r : results) {
+    for (int i : decidable) {
+      SendResult r = results.get(i);
       if (r == NOT_SENT_BEHIND) {
         continue;
       }

@@ -13,12 +13,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 import org.slf4j.Logger;
@@ -26,18 +26,24 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Calls the transport for one batch on a send thread, within {@code sendTimeout}, and turns
- * whatever comes back — results, a wrong number of them, a thrown {@code Error} — into one result
- * per message.
+ * whatever comes back — results, futures, a wrong number of them, a thrown {@code Error} — into one
+ * result per message.
  *
  * <ul>
- *   <li>A batch answer that cannot be matched to the messages (an exception or error thrown by
- *       {@code sendBatch}, too few or too many results) is a transport bug or a failure of one
- *       event that the transport did not place: the batch's messages are then sent one at a time,
- *       so each gets its own answer and a failing one is that event's failure, never the batch's.
- *   <li>When the time limit passes, or the calling thread is interrupted (the relay is closing),
- *       the send thread is interrupted and given a moment ({@link #GRACE}) to return what it has:
- *       every confirmed message counts as delivered, every other one is handed back uncharged, so
- *       only what was not confirmed is sent again.
+ *   <li>A batch answer that cannot be matched to the messages (an exception or error thrown by the
+ *       transport, too few or too many results) is a transport bug or a failure of one event that
+ *       the transport did not place: the batch's messages are then sent one at a time, so each gets
+ *       its own answer and a failing one is that event's failure, never the batch's.
+ *   <li>A batch goes through {@link Transport#sendBatchAsync}, so each result arrives when the
+ *       transport knows it. {@link #await} may then return before the last one: once some results
+ *       are in and no other came for as long as those took ({@link #MIN_QUIET} at least), the rest
+ *       are left to finish on their own (the relay carries them as stragglers, bounded in number),
+ *       so a slow destination does not hold back the events that were confirmed.
+ *   <li>When the time limit passes, or the calling thread is interrupted (the relay is closing), a
+ *       send thread still in the transport is interrupted and given a moment ({@link #GRACE}) to
+ *       return what it has, and futures not yet completed are cancelled: every confirmed message
+ *       counts as delivered, every other one is handed back uncharged, so only what was not
+ *       confirmed is sent again.
  *   <li>In ordered mode, a batch that holds a run of one aggregate's events goes to a transport
  *       that does not keep order within a batch in waves: one event per aggregate per call, the
  *       next wave only with the aggregates whose previous event was delivered; the others get
@@ -51,10 +57,17 @@ final class Sender {
   /** How long an interrupted send may take to return its results. */
   static final Duration GRACE = Duration.ofSeconds(1);
 
+  /**
+   * The shortest quiet time, after the latest result of a batch, before the rest of it may be left
+   * to finish on its own.
+   */
+  static final Duration MIN_QUIET = Duration.ofMillis(5);
+
   private static final Logger log = LoggerFactory.getLogger("dev.outboxkit.jdbc.OutboxRelay");
 
-  /** One batch's results and how the call ended. */
+  /** A batch's results so far and how the wait for them ended. */
   static final class Outcome {
+    /** One per message; null where the send is still under way (see {@link #complete}). */
     final List<SendResult> results;
 
     /** True when the time limit passed: only the confirmations in {@link #results} are real. */
@@ -67,6 +80,11 @@ final class Sender {
       this.results = results;
       this.timedOut = timedOut;
       this.interrupted = interrupted;
+    }
+
+    /** Whether every message has its result. */
+    boolean complete() {
+      return !results.contains(null);
     }
   }
 
@@ -94,23 +112,135 @@ final class Sender {
     return abandoned.get();
   }
 
-  /** Sends the batch; never throws: every message gets a result. */
+  /** Sends the batch and waits for all of it; never throws: every message gets a result. */
   Outcome send(List<OutboxMessage> messages) {
-    return await(start(messages));
+    return await(start(messages), 0, Long.MAX_VALUE);
   }
 
-  /** A batch handed to a send thread; {@link #await} gives its outcome. */
+  /**
+   * A batch handed to a send thread: its results as they arrive. Completions may come from any
+   * thread; everything here is guarded by this object's monitor.
+   */
   final class Started {
     private final List<OutboxMessage> messages;
-    private final Call call;
+    private final SendResult[] results;
+    private final long startNanos;
     private final long deadlineNanos;
-    private final Outcome refused;
+    private final Call call;
+    private List<CompletableFuture<SendResult>> futures = List.of();
+    private int done;
+    private long lastNanos;
+    private boolean callEnded;
+    // After an interrupt, a failure is most likely the interrupt's doing: kept only if confirmed.
+    private String interruptReason;
+    // Closed out (timed out or stopped): late completions are ignored.
+    private boolean closed;
+    private Runnable onProgress;
 
-    private Started(List<OutboxMessage> messages, Call call, Outcome refused) {
+    private Started(List<OutboxMessage> messages, boolean refused) {
       this.messages = messages;
-      this.call = call;
-      this.deadlineNanos = System.nanoTime() + settings.sendTimeout.toNanos();
-      this.refused = refused;
+      this.results = new SendResult[messages.size()];
+      this.startNanos = System.nanoTime();
+      this.deadlineNanos = startNanos + settings.sendTimeout.toNanos();
+      this.call = refused ? null : new Call(this);
+      this.callEnded = refused;
+    }
+
+    /** When the time limit of this send passes, in {@link System#nanoTime()} terms. */
+    long deadlineNanos() {
+      return deadlineNanos;
+    }
+
+    /** Runs {@code r} (outside the monitor) whenever a result arrives from now on. */
+    void onProgress(Runnable r) {
+      synchronized (this) {
+        onProgress = r;
+      }
+    }
+
+    void complete(int i, SendResult r) {
+      Runnable progress;
+      synchronized (this) {
+        if (closed || results[i] != null) {
+          return;
+        }
+        results[i] =
+            interruptReason == null || r.isDelivered()
+                ? r
+                : SendResult.unavailable(interruptReason);
+        done++;
+        lastNanos = System.nanoTime();
+        notifyAll();
+        progress = onProgress;
+      }
+      if (progress != null) {
+        progress.run();
+      }
+    }
+
+    void completeAll(List<SendResult> all) {
+      for (int i = 0; i < all.size(); i++) {
+        complete(i, all.get(i));
+      }
+    }
+
+    private synchronized void futures(List<CompletableFuture<SendResult>> futures) {
+      this.futures = futures;
+    }
+
+    private synchronized void callEnded() {
+      callEnded = true;
+      notifyAll();
+    }
+
+    private synchronized boolean allDone() {
+      return done == results.length;
+    }
+
+    /** A copy of the results so far. */
+    private synchronized Outcome snapshot(boolean timedOut, boolean interrupted) {
+      return new Outcome(new ArrayList<>(Arrays.asList(results)), timedOut, interrupted);
+    }
+
+    /**
+     * When the rest of the batch may be left to finish on its own, in {@link System#nanoTime()}
+     * terms; {@code Long.MAX_VALUE} while that may not happen (no result yet, the transport call
+     * still running, or more left than {@code room}).
+     */
+    private long cutAtNanos(int room) {
+      if (done == 0 || !callEnded || results.length - done > room) {
+        return Long.MAX_VALUE;
+      }
+      long took = lastNanos - startNanos;
+      return lastNanos + Math.max(took, MIN_QUIET.toNanos());
+    }
+
+    /**
+     * Ends the wait for good: every message without a result gets {@code reason} (uncharged), and
+     * the futures still under way are cancelled.
+     */
+    private void closeOut(String reason) {
+      List<CompletableFuture<SendResult>> open;
+      synchronized (this) {
+        if (closed) {
+          return;
+        }
+        closed = true;
+        SendResult handBack = SendResult.unavailable(reason);
+        for (int i = 0; i < results.length; i++) {
+          if (results[i] == null) {
+            results[i] = handBack;
+            done++;
+          }
+        }
+        open = futures;
+        notifyAll();
+      }
+      for (CompletableFuture<SendResult> f : open) {
+        if (f != null && !f.isDone()) {
+          f.cancel(true);
+        }
+      }
     }
   }
 
@@ -119,9 +249,9 @@ final class Sender {
    * throws.
    */
   Started start(List<OutboxMessage> messages) {
-    Call call = new Call(messages);
+    Started started = new Started(messages, false);
     try {
-      pool.execute(call);
+      pool.execute(started.call);
     } catch (RejectedExecutionException e) {
       String reason =
           pool.isShutdown()
@@ -129,90 +259,164 @@ final class Sender {
               : "every send thread ("
                   + RelayThreads.MAX_SEND_THREADS
                   + ") is stuck in a transport call that ignored its interrupt";
-      return new Started(
-          messages,
-          null,
-          new Outcome(uniform(messages.size(), SendResult.unavailable(reason)), false, false));
+      Started refused = new Started(messages, true);
+      refused.completeAll(uniform(messages.size(), SendResult.unavailable(reason)));
+      return refused;
     }
-    return new Started(messages, call, null);
+    return started;
   }
 
-  /** Waits for a started batch until its time limit; never throws: every message gets a result. */
-  Outcome await(Started started) {
-    if (started.refused != null) {
-      return started.refused;
-    }
-    List<OutboxMessage> messages = started.messages;
-    Call call = started.call;
+  /**
+   * Waits for a started batch until every message has its result or the time limit passes; never
+   * throws.
+   *
+   * @param room how many messages may be left to finish on their own (0: wait for all)
+   * @param wakeAtNanos when to return null if the batch is still under way, in {@link
+   *     System#nanoTime()} terms ({@code Long.MAX_VALUE}: never), so the caller can see to other
+   *     batches' time limits
+   * @return the outcome, with nulls where sends were left to finish on their own; null if woken at
+   *     {@code wakeAtNanos}
+   */
+  Outcome await(Started started, int room, long wakeAtNanos) {
     boolean interrupted = false;
-    List<SendResult> results;
-    try {
-      long left = Math.max(0, started.deadlineNanos - System.nanoTime());
-      results = call.done.get(left, TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      results = null;
-    } catch (InterruptedException e) {
-      interrupted = true;
-      results = null;
-    } catch (ExecutionException e) {
-      results = null; // Call completes normally; kept total for safety
+    synchronized (started) {
+      try {
+        while (!started.allDone()) {
+          long now = System.nanoTime();
+          long cutAt = started.cutAtNanos(room);
+          if (now - started.deadlineNanos >= 0) {
+            break;
+          }
+          if (cutAt != Long.MAX_VALUE && now - cutAt >= 0) {
+            return started.snapshot(false, false);
+          }
+          if (wakeAtNanos != Long.MAX_VALUE && now - wakeAtNanos >= 0) {
+            return null;
+          }
+          long until = started.deadlineNanos;
+          if (cutAt != Long.MAX_VALUE && cutAt - until < 0) {
+            until = cutAt;
+          }
+          if (wakeAtNanos != Long.MAX_VALUE && wakeAtNanos - until < 0) {
+            until = wakeAtNanos;
+          }
+          TimeUnit.NANOSECONDS.timedWait(started, Math.max(1, until - now));
+        }
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+      if (started.allDone()) {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+        return started.snapshot(false, interrupted);
+      }
     }
-    if (results != null) {
-      return new Outcome(results, false, false);
+    return stop(started, interrupted);
+  }
+
+  /**
+   * A straggler's results so far, without waiting; once its time limit passed, the rest is closed
+   * out as not confirmed (handed back uncharged).
+   */
+  Outcome poll(Started started) {
+    if (System.nanoTime() - started.deadlineNanos >= 0 && !started.allDone()) {
+      started.closeOut("send timed out after " + settings.sendTimeout + ": not confirmed");
+      Outcome outcome = started.snapshot(true, false);
+      log.warn(
+          "[{}] transport did not confirm {} events of a batch of {} within sendTimeout {}; they"
+              + " are handed back uncharged",
+          settings.name,
+          count(outcome.results, SendResult.Status.UNAVAILABLE),
+          started.messages.size(),
+          settings.sendTimeout);
+      return outcome;
     }
-    call.interrupt();
-    List<SendResult> late = call.awaitUninterruptibly(GRACE);
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
+    return started.snapshot(false, false);
+  }
+
+  /**
+   * Stops a batch still under way (time limit passed, or the relay is closing): a send thread still
+   * in the transport is interrupted and given {@link #GRACE} to return what it has, futures still
+   * open are cancelled, and every message without a confirmation is handed back uncharged.
+   *
+   * @param closing the relay is closing (the caller was interrupted), not the time limit
+   */
+  Outcome stop(Started started, boolean closing) {
     String reason =
-        interrupted
+        closing
             ? "relay closing: not confirmed before the send was stopped"
             : "send timed out after " + settings.sendTimeout + ": not confirmed";
-    if (late == null) {
-      int stuck = abandoned.incrementAndGet();
-      call.done.whenComplete((r, t) -> abandoned.decrementAndGet());
+    boolean callEnded;
+    synchronized (started) {
+      started.interruptReason = reason;
+      callEnded = started.callEnded;
+    }
+    boolean stuck = false;
+    if (!callEnded) {
+      started.call.interrupt();
+      stuck = !awaitCallUninterruptibly(started, GRACE);
+    }
+    started.closeOut(reason);
+    if (closing) {
+      Thread.currentThread().interrupt();
+    }
+    int size = started.messages.size();
+    if (stuck) {
+      int count = abandoned.incrementAndGet();
+      started.call.ended.whenComplete((r, t) -> abandoned.decrementAndGet());
       log.warn(
           "[{}] the transport ignored the interrupt of a batch of {}; its send thread is abandoned"
               + " ({} abandoned and still stuck, at most {} send threads in all)",
           settings.name,
-          messages.size(),
-          stuck,
+          size,
+          count,
           RelayThreads.MAX_SEND_THREADS);
-      onAbandoned.accept(stuck);
-      return new Outcome(
-          uniform(messages.size(), SendResult.unavailable(reason)), !interrupted, interrupted);
+      onAbandoned.accept(count);
     }
-    List<SendResult> kept = confirmationsOnly(late, reason);
-    if (!interrupted) {
+    Outcome outcome = started.snapshot(!closing, closing);
+    if (!closing && !stuck) {
       log.warn(
           "[{}] transport did not finish a batch of {} within sendTimeout {}: {} confirmed, the"
               + " rest handed back uncharged",
           settings.name,
-          messages.size(),
+          size,
           settings.sendTimeout,
-          messages.size() - count(kept, SendResult.Status.UNAVAILABLE));
+          size - count(outcome.results, SendResult.Status.UNAVAILABLE));
     }
-    return new Outcome(kept, !interrupted, interrupted);
+    return outcome;
   }
 
-  /**
-   * After an interrupt, a failure is most likely the interrupt's doing, not the event's: only
-   * confirmations are kept, everything else becomes an uncharged hand-back.
-   */
-  private static List<SendResult> confirmationsOnly(List<SendResult> results, String reason) {
-    List<SendResult> kept = new ArrayList<>(results.size());
-    SendResult handBack = SendResult.unavailable(reason);
-    for (SendResult r : results) {
-      kept.add(r.status() == SendResult.Status.DELIVERED ? r : handBack);
+  /** Waits for the transport call to end; true if it did. Ignores interrupts meanwhile. */
+  private static boolean awaitCallUninterruptibly(Started started, Duration wait) {
+    long deadline = System.nanoTime() + wait.toNanos();
+    boolean interrupted = false;
+    try {
+      synchronized (started) {
+        while (!started.callEnded) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            return false;
+          }
+          try {
+            TimeUnit.NANOSECONDS.timedWait(started, left);
+          } catch (InterruptedException e) {
+            interrupted = true;
+          }
+        }
+        return true;
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
-    return kept;
   }
 
   private static int count(List<SendResult> results, SendResult.Status status) {
     int n = 0;
     for (SendResult r : results) {
-      if (r.status() == status) {
+      if (r != null && r.status() == status) {
         n++;
       }
     }
@@ -232,12 +436,12 @@ final class Sender {
    * runs.
    */
   private final class Call implements Runnable {
-    private final List<OutboxMessage> messages;
-    private final CompletableFuture<List<SendResult>> done = new CompletableFuture<>();
+    private final Started started;
+    private final CompletableFuture<Void> ended = new CompletableFuture<>();
     private Thread thread; // guarded by this
 
-    Call(List<OutboxMessage> messages) {
-      this.messages = messages;
+    Call(Started started) {
+      this.started = started;
     }
 
     @Override
@@ -245,11 +449,18 @@ final class Sender {
       synchronized (this) {
         thread = Thread.currentThread();
       }
+      List<OutboxMessage> messages = started.messages;
       try {
-        done.complete(inWaves ? sendInWaves(messages) : sendChecked(messages));
+        if (messages.size() == 1 || settings.sendIndividually) {
+          started.completeAll(oneByOne(messages));
+        } else if (inWaves && hasRuns(messages)) {
+          started.completeAll(sendInWaves(messages));
+        } else {
+          sendAsync(started);
+        }
       } catch (Throwable t) {
         // Only an Error thrown while handling an Error gets here: hand the batch back.
-        done.complete(
+        started.completeAll(
             uniform(
                 messages.size(), SendResult.unavailable("send failed: " + Failures.describe(t))));
       } finally {
@@ -258,6 +469,8 @@ final class Sender {
           // The pool's thread goes back clean, whatever the transport left.
           Thread.interrupted();
         }
+        started.callEnded();
+        ended.complete(null);
       }
     }
 
@@ -266,33 +479,22 @@ final class Sender {
         thread.interrupt();
       }
     }
+  }
 
-    /** The results, if they come within the wait; null otherwise. Ignores interrupts meanwhile. */
-    List<SendResult> awaitUninterruptibly(Duration wait) {
-      long deadline = System.nanoTime() + wait.toNanos();
-      boolean interrupted = false;
-      try {
-        while (true) {
-          long left = deadline - System.nanoTime();
-          try {
-            return done.get(Math.max(0, left), TimeUnit.NANOSECONDS);
-          } catch (TimeoutException | ExecutionException e) {
-            return null;
-          } catch (InterruptedException e) {
-            interrupted = true;
-          }
-        }
-      } finally {
-        if (interrupted) {
-          Thread.currentThread().interrupt();
-        }
+  private static boolean hasRuns(List<OutboxMessage> messages) {
+    Set<String> aggregates = new HashSet<>();
+    for (OutboxMessage m : messages) {
+      OutboxEvent e = m.event();
+      if (!aggregates.add(ClaimedEvent.aggregateKey(e.aggregateType(), e.aggregateId()))) {
+        return true;
       }
     }
+    return false;
   }
 
   /**
    * Sends wave after wave: the first event of each aggregate, then the second of each aggregate
-   * whose first was delivered, and so on. A batch of heads only is one wave, one call.
+   * whose first was delivered, and so on.
    */
   private List<SendResult> sendInWaves(List<OutboxMessage> messages) {
     int n = messages.size();
@@ -305,9 +507,6 @@ final class Sender {
       aggregate[i] = ClaimedEvent.aggregateKey(e.aggregateType(), e.aggregateId());
       wave[i] = seen.merge(aggregate[i], 1, Integer::sum) - 1;
       waves = Math.max(waves, wave[i] + 1);
-    }
-    if (waves == 1) {
-      return sendChecked(messages);
     }
     SendResult[] results = new SendResult[n];
     Set<String> stopped = new HashSet<>();
@@ -345,34 +544,63 @@ final class Sender {
   }
 
   /**
-   * Calls the transport with each event's identifiers in the MDC where there is one current event:
-   * a batch of one, or every event when sending individually (then each goes as a batch of one, so
-   * the transport's own handling of {@code send} applies unchanged).
+   * Starts the batch through {@link Transport#sendBatchAsync}; each result reaches {@code started}
+   * as its future completes. An answer that cannot be matched to the messages sends them one at a
+   * time instead.
+   */
+  private void sendAsync(Started started) {
+    List<OutboxMessage> messages = started.messages;
+    List<CompletableFuture<SendResult>> futures;
+    try {
+      futures = transport.sendBatchAsync(messages);
+    } catch (Throwable t) {
+      started.completeAll(afterThrow(messages, t));
+      return;
+    }
+    if (futures == null || futures.size() != messages.size()) {
+      started.completeAll(afterMismatch(messages, futures));
+      return;
+    }
+    started.futures(futures);
+    for (int i = 0; i < futures.size(); i++) {
+      int index = i;
+      CompletableFuture<SendResult> f = futures.get(i);
+      if (f == null) {
+        started.complete(i, SendResult.retry("transport bug: null result", null));
+      } else {
+        f.whenComplete((r, t) -> started.complete(index, result(r, t)));
+      }
+    }
+  }
+
+  /** What a completed future means for its message. */
+  private static SendResult result(SendResult r, Throwable t) {
+    if (t == null) {
+      return r != null ? r : SendResult.retry("transport bug: null result", null);
+    }
+    Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    if (cause instanceof CancellationException) {
+      return SendResult.unavailable("not confirmed: the send was cancelled");
+    }
+    return SendResult.retry(Failures.describe(cause), null);
+  }
+
+  /**
+   * Calls the transport's {@code sendBatch} for a part of a batch (one wave), one at a time when
+   * its answer cannot be matched to the messages.
    */
   private List<SendResult> sendChecked(List<OutboxMessage> messages) {
-    if (messages.size() == 1 || settings.sendIndividually) {
+    if (messages.size() == 1) {
       return oneByOne(messages);
     }
     List<SendResult> results;
     try {
       results = transport.sendBatch(messages);
     } catch (Throwable t) {
-      log.error(
-          "[{}] transport's sendBatch threw for a batch of {} ({}); sending them one at a time so"
-              + " each event gets its own outcome",
-          settings.name,
-          messages.size(),
-          Failures.describe(t));
-      return oneByOne(messages);
+      return afterThrow(messages, t);
     }
     if (results == null || results.size() != messages.size()) {
-      log.error(
-          "[{}] transport bug: sendBatch returned {} for {} messages; sending them one at a time so"
-              + " each event gets its own outcome",
-          settings.name,
-          results == null ? "null" : results.size() + " results",
-          messages.size());
-      return oneByOne(messages);
+      return afterMismatch(messages, results);
     }
     List<SendResult> checked = new ArrayList<>(results.size());
     for (SendResult r : results) {
@@ -381,6 +609,32 @@ final class Sender {
     return checked;
   }
 
+  /** The transport threw for a whole batch: one at a time, so each event gets its own outcome. */
+  private List<SendResult> afterThrow(List<OutboxMessage> messages, Throwable t) {
+    log.error(
+        "[{}] transport's sendBatch threw for a batch of {} ({}); sending them one at a time so"
+            + " each event gets its own outcome",
+        settings.name,
+        messages.size(),
+        Failures.describe(t));
+    return oneByOne(messages);
+  }
+
+  /** A batch answer that does not match the messages (null, or a wrong size): one at a time. */
+  private List<SendResult> afterMismatch(List<OutboxMessage> messages, List<?> answer) {
+    log.error(
+        "[{}] transport bug: sendBatch returned {} for {} messages; sending them one at a time so"
+            + " each event gets its own outcome",
+        settings.name,
+        answer == null ? "null" : answer.size() + " results",
+        messages.size());
+    return oneByOne(messages);
+  }
+
+  /**
+   * Calls the transport once per event, with the event's identifiers in the MDC (each goes as a
+   * batch of one, so the transport's own handling of {@code send} applies unchanged).
+   */
   private List<SendResult> oneByOne(List<OutboxMessage> messages) {
     List<SendResult> results = new ArrayList<>(messages.size());
     for (OutboxMessage m : messages) {

@@ -287,6 +287,96 @@ class RoundDecisionTest {
     assertThat(kinds(round)).containsExactly(Ack.Kind.DEAD, Ack.Kind.PUBLISHED);
   }
 
+  // ------------------------------------------------ a round decided in parts (results arriving)
+
+  @Test
+  void a_round_is_decided_in_parts_as_its_results_arrive() {
+    RoundDecision decision = decision(true, false, false, 3);
+    RoundDecision.Round round =
+        decision.prepare(
+            List.of(claimed(1, "A", 0, 1), claimed(2, "B", 0, 1), claimed(3, "C", 0, 1)));
+
+    decision.decide(round, arrived(SendResult.delivered(), null, null), false);
+
+    assertThat(kinds(round)).containsExactly(Ack.Kind.PUBLISHED);
+    assertThat(round.undecided()).isEqualTo(2);
+    assertThat(round.settled()).isFalse();
+    round.recorded();
+
+    decision.decide(round, arrived(SendResult.delivered(), null, SendResult.reject("bad")), false);
+
+    assertThat(round.acks).extracting(Ack::seq).containsExactly(3L);
+    assertThat(kinds(round)).containsExactly(Ack.Kind.DEAD);
+    round.recorded();
+
+    decision.decide(
+        round,
+        timedOut(
+            SendResult.delivered(),
+            SendResult.unavailable("send timed out after PT10S: not confirmed"),
+            SendResult.reject("bad")),
+        false);
+
+    assertThat(round.acks).extracting(Ack::seq).containsExactly(2L);
+    assertThat(kinds(round)).containsExactly(Ack.Kind.RELEASE);
+    assertThat(round.settled()).isTrue();
+  }
+
+  /**
+   * Order is guarded: a later event's result waits for every earlier one of its aggregate, since
+   * one of those may still stop it; the other aggregates go on.
+   */
+  @Test
+  void a_later_result_of_an_aggregate_waits_for_the_earlier_ones() {
+    RoundDecision decision = decision(true, true, true, 3);
+    RoundDecision.Round round =
+        decision.prepare(
+            List.of(claimed(1, "A", 0, 1), claimed(2, "A", 1, 1), claimed(3, "B", 0, 1)));
+
+    decision.decide(round, arrived(null, SendResult.delivered(), SendResult.delivered()), false);
+
+    assertThat(round.acks).extracting(Ack::seq).containsExactly(3L);
+    round.recorded();
+
+    decision.decide(
+        round,
+        arrived(
+            SendResult.retry("A0 failed", null),
+            SendResult.retry("not sent: an earlier event failed", null),
+            SendResult.delivered()),
+        false);
+
+    assertThat(kinds(round)).containsExactly(Ack.Kind.RETRY, Ack.Kind.RELEASE);
+    assertThat(round.acks.get(0).charged()).isTrue();
+    assertThat(round.acks.get(1).charged()).isFalse();
+  }
+
+  /**
+   * The rest of a batch whose other events the transport answered: a send that then times out is
+   * its destination's trouble, handed back uncharged, and trips no transport-wide outage.
+   */
+  @Test
+  void a_late_part_of_an_answered_round_is_no_outage() {
+    RoundDecision decision = decision(true, false, false, 3);
+    RoundDecision.Round round =
+        decision.prepare(List.of(claimed(1, "A", 0, 1), claimed(2, "B", 0, 1)));
+    decision.decide(round, arrived(SendResult.delivered(), null), false);
+    assertThat(round.answered).isTrue();
+    round.recorded();
+
+    decision.decide(
+        round,
+        timedOut(
+            SendResult.delivered(),
+            SendResult.unavailable("send timed out after PT10S: not confirmed")),
+        false);
+
+    assertThat(kinds(round)).containsExactly(Ack.Kind.RELEASE);
+    assertThat(round.acks.get(0).charged()).isFalse();
+    assertThat(round.outage).isNull();
+    assertThat(round.answered).isFalse();
+  }
+
   private RoundDecision decision(
       boolean classifies, boolean keepsOrder, boolean ordered, int maxAttempts) {
     RelaySettings settings =
@@ -322,6 +412,16 @@ class RoundDecisionTest {
         .header("n", Integer.toString(n))
         .occurredAt(CLOCK.instant())
         .build();
+  }
+
+  /** The results arrived so far (null: still under way). */
+  private static Sender.Outcome arrived(SendResult... results) {
+    return new Sender.Outcome(Arrays.asList(results), false, false);
+  }
+
+  /** The results when the time limit passed. */
+  private static Sender.Outcome timedOut(SendResult... results) {
+    return new Sender.Outcome(Arrays.asList(results), true, false);
   }
 
   private static Sender.Outcome outcome(String result, int size) {

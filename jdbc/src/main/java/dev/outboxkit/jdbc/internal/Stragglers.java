@@ -1,0 +1,169 @@
+package dev.outboxkit.jdbc.internal;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The sends a relay left to finish on their own: the part of a batch still under way when the rest
+ * had its results (a slow endpoint beside fast ones), so the confirmed events were recorded — and
+ * their aggregates' successors became claimable — without waiting for it. The rows stay IN_FLIGHT
+ * under their claim's token and lease; each send ends by its result or by its time limit ({@code
+ * sendTimeout}, well inside the lease), and its outcome rides in the relay's next acknowledgement.
+ *
+ * <p>Bounded by the relay ({@link RelayCycle} lets a batch leave at most so many events here).
+ * Thread-safe: the relay's thread and a caller of {@code drain()} may both record what arrived.
+ */
+final class Stragglers {
+  /** One batch's sends still under way. */
+  private static final class Entry {
+    final String token;
+    final RoundDecision.Round round;
+    final Sender.Started sending;
+
+    Entry(String token, RoundDecision.Round round, Sender.Started sending) {
+      this.token = token;
+      this.round = round;
+      this.sending = sending;
+    }
+  }
+
+  /** Outcomes decided for one straggling batch, to record under its token. */
+  static final class Part {
+    final String token;
+    final List<Ack> acks;
+    final List<Runnable> notices;
+
+    /** The reason of an outage this part suggests, or null. */
+    final String outage;
+
+    /** True when the transport answered for at least one event of this part. */
+    final boolean answered;
+
+    Part(String token, RoundDecision.Round round) {
+      this.token = token;
+      this.acks = new ArrayList<>(round.acks);
+      this.notices = new ArrayList<>(round.notices);
+      this.outage = round.outage;
+      this.answered = round.answered;
+    }
+  }
+
+  private final List<Entry> entries = new ArrayList<>();
+  private final Runnable wake;
+  private int events;
+  private boolean progress;
+
+  /**
+   * @param wake called (on whatever thread completed a send) when a straggler's result arrives, so
+   *     an idle relay records it soon
+   */
+  Stragglers(Runnable wake) {
+    this.wake = wake;
+  }
+
+  /**
+   * Takes over a batch's sends still under way.
+   *
+   * @param round the batch's round, decided as far as its results went
+   */
+  void add(String token, RoundDecision.Round round, Sender.Started sending) {
+    synchronized (this) {
+      entries.add(new Entry(token, round, sending));
+      events += undecided(round);
+    }
+    sending.onProgress(this::signal);
+  }
+
+  /** Events still under way. */
+  synchronized int events() {
+    return events;
+  }
+
+  synchronized boolean isEmpty() {
+    return entries.isEmpty();
+  }
+
+  /**
+   * When the earliest time limit of a send under way passes, in {@link System#nanoTime()} terms;
+   * {@code Long.MAX_VALUE} if none is under way.
+   */
+  synchronized long nextDeadlineNanos() {
+    long next = Long.MAX_VALUE;
+    for (Entry e : entries) {
+      long d = e.sending.deadlineNanos();
+      if (next == Long.MAX_VALUE || d - next < 0) {
+        next = d;
+      }
+    }
+    return next;
+  }
+
+  /**
+   * Decides what arrived since the last call, and closes out the sends whose time limit passed.
+   *
+   * @return the parts to record, one per batch that has new outcomes
+   */
+  synchronized List<Part> collect(Sender sender, RoundDecision decision) {
+    progress = false;
+    return decideAll(sender, decision, false);
+  }
+
+  /** Stops every send under way (the relay is closing) and decides all of them. */
+  synchronized List<Part> stopAll(Sender sender, RoundDecision decision) {
+    return decideAll(sender, decision, true);
+  }
+
+  private List<Part> decideAll(Sender sender, RoundDecision decision, boolean stop) {
+    List<Part> parts = new ArrayList<>();
+    for (Iterator<Entry> it = entries.iterator(); it.hasNext(); ) {
+      Entry e = it.next();
+      int before = undecided(e.round);
+      Sender.Outcome outcome = stop ? sender.stop(e.sending, true) : sender.poll(e.sending);
+      decision.decide(e.round, outcome, false);
+      events -= before - undecided(e.round);
+      if (!e.round.acks.isEmpty()) {
+        parts.add(new Part(e.token, e.round));
+        e.round.recorded();
+      }
+      if (e.round.settled()) {
+        it.remove();
+      }
+    }
+    return parts;
+  }
+
+  /**
+   * Waits until a result arrives, {@code untilNanos} passes or the thread is interrupted.
+   *
+   * @return false if interrupted (the flag is set again)
+   */
+  synchronized boolean awaitProgress(long untilNanos) {
+    try {
+      while (!progress) {
+        long left = untilNanos - System.nanoTime();
+        if (left <= 0) {
+          return true;
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private void signal() {
+    synchronized (this) {
+      progress = true;
+      notifyAll();
+    }
+    wake.run();
+  }
+
+  private static int undecided(RoundDecision.Round round) {
+    return round.undecided();
+  }
+}
