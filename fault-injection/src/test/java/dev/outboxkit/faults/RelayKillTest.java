@@ -39,6 +39,9 @@ abstract class RelayKillTest extends FaultTest {
   private static final Duration LEASE = Duration.ofSeconds(8);
   private static final String[] PHASES = {"AFTER_CLAIM", "MID_SEND", "AFTER_BROKER_ACK", "RANDOM"};
 
+  /** Latency the steady relay adds per batch of 200: it drains at most 1,000 events/s. */
+  private static final Duration STEADY_DELAY = Duration.ofMillis(200);
+
   @Test
   void delivers_every_event_and_explains_every_duplicate_when_a_relay_is_killed_mid_batch()
       throws Exception {
@@ -56,7 +59,13 @@ abstract class RelayKillTest extends FaultTest {
     common.add("--batch=200");
     List<RelayLog> logs = new ArrayList<>();
     Map<String, Integer> kills = new TreeMap<>();
-    ChildJvm steady = startChild("relay-steady", RelayChild.class, with(common, "--name=steady"));
+    // The steady relay is paced (as a remote broker's latency would), so the backlog outlasts the
+    // twelve restarts: a victim must find work left to be killed in the middle of it.
+    ChildJvm steady =
+        startChild(
+            "relay-steady",
+            RelayChild.class,
+            with(common, "--name=steady", "--send-delay-ms=" + STEADY_DELAY.toMillis()));
     steady.expectLine(l -> l.endsWith(" READY"), Duration.ofSeconds(60), "READY");
 
     for (int k = 0; k < KILLS && count(EventStatus.PUBLISHED) < EVENTS; k++) {
@@ -175,10 +184,9 @@ abstract class RelayKillTest extends FaultTest {
 
     assertThat(lost).as("events missing from the topic").isZero();
     assertThat(unexplained).as("duplicates no kill explains").isEmpty();
-    // The relays drain the backlog faster with each release, so fewer of the twelve restarts find
-    // work left (clean-clone CI runs: 5 to 11 kills); the kills per point are in the report.
+    assertThat(kills.keySet()).as("kill points hit").containsExactlyInAnyOrder(PHASES);
     assertThat(kills.values().stream().mapToInt(Integer::intValue).sum())
-        .as("kills that hit a relay mid-drain")
-        .isGreaterThanOrEqualTo(3);
+        .as("kills that hit a relay mid-drain, of " + KILLS)
+        .isGreaterThanOrEqualTo(KILLS - 2);
   }
 }
