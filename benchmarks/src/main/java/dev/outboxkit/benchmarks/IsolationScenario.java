@@ -67,7 +67,12 @@ final class IsolationScenario implements Scenario {
     LongAdder healthyReceived = new LongAdder();
     server.createContext("/healthy", exchange -> answer(exchange, healthyReceived));
     server.createContext("/other", exchange -> answer(exchange, new LongAdder()));
-    server.createContext(
+    server.setExecutor(handlers);
+    server.start();
+    // The slow endpoint is another service: its own server, a thread per request it holds.
+    HttpServer slowServer = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    ExecutorService slowHandlers = Executors.newCachedThreadPool(Daemons.named("slow-receiver"));
+    slowServer.createContext(
         "/slow",
         exchange -> {
           try {
@@ -77,9 +82,10 @@ final class IsolationScenario implements Scenario {
           }
           answer(exchange, new LongAdder());
         });
-    server.setExecutor(handlers);
-    server.start();
+    slowServer.setExecutor(slowHandlers);
+    slowServer.start();
     String base = "http://127.0.0.1:" + server.getAddress().getPort();
+    URI slow = URI.create("http://127.0.0.1:" + slowServer.getAddress().getPort() + "/slow");
     URI refusing = URI.create("http://127.0.0.1:" + closedPort() + "/other");
     try {
       Stats[] rates = new Stats[Mode.values().length];
@@ -91,7 +97,7 @@ final class IsolationScenario implements Scenario {
           URI other =
               mode == Mode.OTHER_DOWN
                   ? refusing
-                  : URI.create(base + (mode == Mode.OTHER_SLOW ? "/slow" : "/other"));
+                  : mode == Mode.OTHER_SLOW ? slow : URI.create(base + "/other");
           double rate =
               drain(run, mode, events, URI.create(base + "/healthy"), other, healthyReceived);
           if (r >= 0) {
@@ -128,7 +134,7 @@ final class IsolationScenario implements Scenario {
                       + " Beside a second endpoint the relay claims, sends and records twice the"
                       + " events, the down one's each once (then held back), so half the rate of"
                       + " alone is the ceiling of a drain of such a mixed backlog. Beside the slow"
-                      + " endpoint (one event in %d is its, answered after %d s), the healthy"
+                      + " endpoint (a server of its own; one event in %d is its, answered after %d s), the healthy"
                       + " endpoint's events delivered within %d s count. Targets: with the other"
                       + " endpoint down ≥ 0.8 of with it up; beside the slow one ≥ 0.8 of alone.",
                   events,
@@ -140,6 +146,8 @@ final class IsolationScenario implements Scenario {
     } finally {
       server.stop(0);
       handlers.shutdownNow();
+      slowServer.stop(0);
+      slowHandlers.shutdownNow();
       EventLoader.truncate(run.db().dataSource(), TABLE);
     }
   }

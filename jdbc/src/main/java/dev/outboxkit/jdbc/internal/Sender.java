@@ -36,9 +36,10 @@ import org.slf4j.LoggerFactory;
  *       its own answer and a failing one is that event's failure, never the batch's.
  *   <li>A batch goes through {@link Transport#sendBatchAsync}, so each result arrives when the
  *       transport knows it. {@link #await} may then return before the last one: once some results
- *       are in and no other came for as long as those took ({@link #MIN_QUIET} at least), the rest
- *       are left to finish on their own (the relay carries them as stragglers, bounded in number),
- *       so a slow destination does not hold back the events that were confirmed.
+ *       are in and no other came for an eighth of the time those took ({@link #MIN_QUIET} at
+ *       least), the rest are left to finish on their own (the relay carries them as stragglers,
+ *       bounded in number), so a slow destination does not hold back the events that were
+ *       confirmed.
  *   <li>When the time limit passes, or the calling thread is interrupted (the relay is closing), a
  *       send thread still in the transport is interrupted and given a moment ({@link #GRACE}) to
  *       return what it has, and futures not yet completed are cancelled: every confirmed message
@@ -61,7 +62,13 @@ final class Sender {
    * The shortest quiet time, after the latest result of a batch, before the rest of it may be left
    * to finish on its own.
    */
-  static final Duration MIN_QUIET = Duration.ofMillis(5);
+  static final Duration MIN_QUIET = Duration.ofMillis(2);
+
+  /**
+   * The quiet time before the rest of a batch may be left to finish on its own, as a share of the
+   * time its results so far took: one eighth.
+   */
+  static final int QUIET_SHARE = 8;
 
   private static final Logger log = LoggerFactory.getLogger("dev.outboxkit.jdbc.OutboxRelay");
 
@@ -212,7 +219,7 @@ final class Sender {
         return Long.MAX_VALUE;
       }
       long took = lastNanos - startNanos;
-      return lastNanos + Math.max(took, MIN_QUIET.toNanos());
+      return lastNanos + Math.max(took / QUIET_SHARE, MIN_QUIET.toNanos());
     }
 
     /**
