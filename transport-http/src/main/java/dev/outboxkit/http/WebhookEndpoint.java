@@ -87,13 +87,23 @@ public final class WebhookEndpoint {
     return headers;
   }
 
-  /** The signer made from this endpoint's secrets. */
-  WebhookSigner signer() {
+  /**
+   * The signer made from this endpoint's secrets: what the transport signs each request with, and
+   * what a test of a receiver can sign its own requests with.
+   *
+   * @return the signer; it never reveals the secrets
+   */
+  public WebhookSigner signer() {
     return signer;
   }
 
-  /** Whether an extra header of this name (any case) is configured. */
-  boolean hasHeader(String name) {
+  /**
+   * Whether an extra header of this name is configured, in any case.
+   *
+   * @param name a header name
+   * @return true if {@link #headers()} holds it, compared without case
+   */
+  public boolean hasHeader(String name) {
     return !lowerCaseHeaderNames.isEmpty()
         && lowerCaseHeaderNames.contains(name.toLowerCase(Locale.ROOT));
   }

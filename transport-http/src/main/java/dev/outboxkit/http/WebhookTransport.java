@@ -1,51 +1,27 @@
 package dev.outboxkit.http;
 
-import dev.outboxkit.Failures;
 import dev.outboxkit.OutboxConfigurationException;
-import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.Transport;
-import dev.outboxkit.http.internal.AddressGuard;
-import dev.outboxkit.http.internal.CircuitBreaker;
-import dev.outboxkit.http.internal.CircuitBreaker.Admission;
-import dev.outboxkit.http.internal.DiscardingBodyHandler;
-import dev.outboxkit.http.internal.HeaderValues;
-import dev.outboxkit.http.internal.RetryAfter;
+import dev.outboxkit.http.internal.DestinationGuard;
+import dev.outboxkit.http.internal.ResponseClassifier;
 import dev.outboxkit.http.internal.Threads;
 import dev.outboxkit.http.internal.Urls;
-import java.io.IOException;
-import java.net.ConnectException;
-import java.net.InetAddress;
+import dev.outboxkit.http.internal.WebhookEngine;
+import dev.outboxkit.http.internal.WebhookRequests;
 import java.net.URI;
-import java.net.UnknownHostException;
 import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -179,54 +155,25 @@ public final class WebhookTransport implements Transport {
 
   private static final Logger log = LoggerFactory.getLogger(WebhookTransport.class);
 
-  /** Endpoint state entries kept before closed ones are forgotten (routers may make many). */
-  private static final int MAX_TRACKED_ENDPOINTS = 10_000;
-
-  private static final int MAX_WARNED_HEADER_NAMES = 100;
-
-  private static final DiscardingBodyHandler DISCARD =
-      new DiscardingBodyHandler(MAX_RESPONSE_BODY_BYTES);
-
   private final String name;
-  private final WebhookRouter router;
   private final HttpClient client;
   private final boolean ownClient;
   private final ExecutorService pool;
   private final Threads threads;
-  private final Duration connectTimeout;
   private final Duration requestTimeout;
-  private final int maxInFlight;
-  private final int maxInFlightPerEndpoint;
-  private final Duration maxRetryAfter;
-  private final WebhookStatusPolicy statusPolicy;
-  private final Duration circuitOpenDuration;
-  private final Clock clock;
-  private final AddressResolver resolver;
-  private final boolean allowHttp;
-  private final boolean allowPrivateAddresses;
-  private final ConcurrentHashMap<URI, EndpointState> endpoints = new ConcurrentHashMap<>();
-  private final Set<String> warnedHeaderNames = ConcurrentHashMap.newKeySet();
+  private final WebhookEngine engine;
   private volatile boolean closed;
 
   private WebhookTransport(Builder b) {
     this.name = b.name;
-    this.router = b.router;
     this.requestTimeout = b.requestTimeout;
-    this.maxInFlight = b.maxInFlight;
-    this.maxInFlightPerEndpoint = Math.min(b.maxInFlightPerEndpoint, b.maxInFlight);
-    this.maxRetryAfter = b.maxRetryAfter;
-    this.statusPolicy = b.statusPolicy;
-    this.circuitOpenDuration = b.circuitOpenDuration;
-    this.clock = b.clock;
-    this.resolver = b.resolver;
-    this.allowHttp = b.allowHttp;
-    this.allowPrivateAddresses = b.allowPrivateAddresses;
     // Idle threads die after a minute; busy ones are bounded by maxInFlight per batch.
     this.threads = new Threads(b.threadFactory, "outboxkit-" + name + "-");
     this.pool = Executors.newCachedThreadPool(threads.factory("http"));
     this.ownClient = b.httpClient == null;
+    Duration connectTimeout;
     if (ownClient) {
-      this.connectTimeout = b.connectTimeout != null ? b.connectTimeout : DEFAULT_CONNECT_TIMEOUT;
+      connectTimeout = b.connectTimeout != null ? b.connectTimeout : DEFAULT_CONNECT_TIMEOUT;
       // HTTP/1.1: over plain http the JDK's HTTP/2 default adds an h2c upgrade offer to every
       // request, which receivers rarely take and some proxies mishandle. Pass a client for h2.
       this.client =
@@ -238,24 +185,40 @@ public final class WebhookTransport implements Transport {
               .build();
     } else {
       this.client = b.httpClient;
-      this.connectTimeout = client.connectTimeout().orElse(null);
+      connectTimeout = client.connectTimeout().orElse(null);
     }
+    int maxInFlightPerEndpoint = Math.min(b.maxInFlightPerEndpoint, b.maxInFlight);
+    this.engine =
+        new WebhookEngine(
+            name,
+            b.router,
+            client,
+            pool,
+            b.maxInFlight,
+            maxInFlightPerEndpoint,
+            b.circuitOpenDuration,
+            b.clock,
+            new DestinationGuard(b.resolver, b.allowHttp, b.allowPrivateAddresses),
+            new WebhookRequests(name, b.clock, requestTimeout),
+            new ResponseClassifier(
+                b.statusPolicy, b.clock, b.maxRetryAfter, connectTimeout, requestTimeout),
+            MAX_RESPONSE_BODY_BYTES);
     log.info(
         "[{}] Webhook transport ready: {}, connectTimeout={}, requestTimeout={}, maxInFlight={},"
             + " maxInFlightPerEndpoint={}, maxRetryAfter={}, circuitOpenDuration={}, allowHttp={},"
             + " allowPrivateAddresses={}, httpClient={}, clock={}",
         name,
-        b.singleEndpoint != null ? "endpoint=" + b.singleEndpoint : "router=" + router,
+        b.singleEndpoint != null ? "endpoint=" + b.singleEndpoint : "router=" + b.router,
         connectTimeout == null ? "(client default)" : connectTimeout,
         requestTimeout,
-        maxInFlight,
+        b.maxInFlight,
         maxInFlightPerEndpoint,
-        maxRetryAfter,
-        circuitOpenDuration,
-        allowHttp,
-        allowPrivateAddresses,
+        b.maxRetryAfter,
+        b.circuitOpenDuration,
+        b.allowHttp,
+        b.allowPrivateAddresses,
         ownClient ? "own (HTTP/1.1)" : "supplied",
-        clock);
+        b.clock);
   }
 
   /**
@@ -321,7 +284,7 @@ public final class WebhookTransport implements Transport {
       return closedResults(batch.size());
     }
     long start = System.nanoTime();
-    List<SendResult> results = new Batch(batch, Thread.currentThread()).execute();
+    List<SendResult> results = engine.send(batch);
     if (log.isDebugEnabled()) {
       int[] counts = new int[SendResult.Status.values().length];
       results.forEach(r -> counts[r.status().ordinal()]++);
@@ -359,7 +322,7 @@ public final class WebhookTransport implements Transport {
       }
       return done;
     }
-    return new Batch(batch, null).start();
+    return engine.start(batch);
   }
 
   private List<SendResult> closedResults(int size) {
@@ -407,786 +370,6 @@ public final class WebhookTransport implements Transport {
   @Override
   public String toString() {
     return "WebhookTransport[" + name + ", requestTimeout=" + requestTimeout + "]";
-  }
-
-  private EndpointState state(URI url) {
-    EndpointState s = endpoints.get(url);
-    if (s != null) {
-      return s;
-    }
-    if (endpoints.size() >= MAX_TRACKED_ENDPOINTS) {
-      // Forgetting a closed breaker loses nothing but the "warned once" flag.
-      endpoints.values().removeIf(e -> !e.breaker.isOpen());
-    }
-    return endpoints.computeIfAbsent(url, u -> new EndpointState());
-  }
-
-  private String checkScheme(URI url, String display) {
-    String scheme = url.getScheme().toLowerCase(Locale.ROOT);
-    if (scheme.equals("https") || (scheme.equals("http") && allowHttp)) {
-      return null;
-    }
-    return "plain http is not allowed for "
-        + display
-        + ": use https, or allowHttp() on the webhook transport";
-  }
-
-  private HttpRequest request(WebhookEndpoint endpoint, URI url, OutboxMessage message) {
-    OutboxEvent e = message.event();
-    byte[] body = e.payload();
-    String id = e.id().toString();
-    long timestamp = clock.instant().getEpochSecond();
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(url)
-            .timeout(requestTimeout)
-            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-            .header("content-type", e.contentType())
-            .header(WebhookHeaders.ID, id)
-            .header(WebhookHeaders.TIMESTAMP, Long.toString(timestamp))
-            .header(WebhookHeaders.SIGNATURE, endpoint.signer().sign(id, timestamp, body))
-            .header(WebhookHeaders.EVENT_TYPE, HeaderValues.encode(e.eventType()))
-            .header(WebhookHeaders.AGGREGATE_TYPE, HeaderValues.encode(e.aggregateType()))
-            .header(WebhookHeaders.AGGREGATE_ID, HeaderValues.encode(e.aggregateId()))
-            .header(WebhookHeaders.SCHEMA_VERSION, Integer.toString(e.schemaVersion()))
-            .header(WebhookHeaders.OCCURRED_AT, e.occurredAt().toString())
-            .header(WebhookHeaders.ATTEMPT, Integer.toString(message.attempt()));
-    e.tenant().ifPresent(t -> b.header(WebhookHeaders.TENANT, HeaderValues.encode(t)));
-    for (Map.Entry<String, String> h : e.headers().entrySet()) {
-      String headerName = h.getKey();
-      if (HeaderValues.isReserved(headerName)) {
-        if (warnedHeaderNames.size() < MAX_WARNED_HEADER_NAMES
-            && warnedHeaderNames.add(headerName.toLowerCase(Locale.ROOT))) {
-          log.warn(
-              "[{}] Event header '{}' is reserved by the webhook transport and is not sent"
-                  + " (first seen on event {}); rename it",
-              name,
-              headerName,
-              e.id());
-        }
-      } else if (!endpoint.hasHeader(headerName)) {
-        b.header(headerName, HeaderValues.encode(h.getValue()));
-      }
-    }
-    endpoint.headers().forEach(b::header);
-    return b.build();
-  }
-
-  /** What survives between batches for one endpoint URL. */
-  private static final class EndpointState {
-    final CircuitBreaker breaker = new CircuitBreaker();
-    final AtomicBoolean refusalLogged = new AtomicBoolean();
-  }
-
-  /** One endpoint's share of one batch. */
-  private final class EndpointRun {
-    final URI url;
-    final String display;
-    final EndpointState state;
-    final List<Integer> indices = new ArrayList<>();
-    final ArrayDeque<Integer> parked = new ArrayDeque<>();
-    Admission admission = Admission.CLOSED;
-    String refusal;
-    String openReason;
-    String resolveFailure;
-    String stopped;
-    boolean gaveUp;
-    boolean responsive;
-    boolean settled;
-    int workers;
-    int inFlight;
-    int unsettled; // messages of the run without a result yet
-    int attempted;
-    int outageFailures;
-    String lastFailure = "";
-    Duration retryAfterHint = Duration.ZERO;
-
-    EndpointRun(URI url, EndpointState state) {
-      this.url = url;
-      this.display = Urls.display(url);
-      this.state = state;
-    }
-
-    /**
-     * This endpoint's outage, as an answer about it alone: the relay holds back its events and goes
-     * on with the other endpoints' ({@code SendResult.unavailable(reason, scope)}).
-     */
-    SendResult down(String reason) {
-      return SendResult.unavailable(reason, "webhook endpoint " + display);
-    }
-
-    /**
-     * How many requests may be in flight now: none while the endpoint has failed as an outage and
-     * never answered (wait for those in flight), one while probing a half-open breaker.
-     */
-    int slots() {
-      if (outageFailures > 0 && !responsive) {
-        return 0;
-      }
-      return admission == Admission.PROBE && !responsive ? 1 : maxInFlightPerEndpoint;
-    }
-
-    String unavailableReason() {
-      if (stopped != null) {
-        return stopped;
-      }
-      if (openReason != null) {
-        return openReason;
-      }
-      if (resolveFailure != null) {
-        return resolveFailure;
-      }
-      if (gaveUp) {
-        return "endpoint "
-            + display
-            + " not tried further in this batch after "
-            + outageFailures
-            + " failed request(s), last: "
-            + lastFailure;
-      }
-      return null;
-    }
-  }
-
-  /** How one request went. */
-  private static final class Outcome {
-    final SendResult result;
-    final boolean sent;
-    final boolean outage;
-    final Duration retryAfter;
-
-    Outcome(SendResult result, boolean sent, boolean outage, Duration retryAfter) {
-      this.result = result;
-      this.sent = sent;
-      this.outage = outage;
-      this.retryAfter = retryAfter;
-    }
-
-    static Outcome answered(SendResult result) {
-      return new Outcome(result, true, false, null);
-    }
-
-    static Outcome outage(SendResult result, Duration retryAfter) {
-      return new Outcome(result, true, true, retryAfter);
-    }
-
-    static Outcome notSent(SendResult result) {
-      return new Outcome(result, false, false, null);
-    }
-  }
-
-  /**
-   * One call of {@link #sendBatch} or {@link #sendBatchAsync}. Worker threads from the transport's
-   * pool send with the client's blocking {@code send}: on JDK 17 that path costs several times less
-   * per request than {@code sendAsync}, whose completions hop through the client's executor. A
-   * worker takes the messages parked at its endpoint one after another. All bookkeeping happens
-   * under this object's monitor; futures are completed outside it, since whoever waits on them may
-   * call back (a cancel).
-   *
-   * <p>A result is final, and its future completed, as soon as nothing can change it: once its
-   * endpoint answered any request of the batch (an endpoint that answers is not down), or once
-   * every request to its endpoint ended (then the endpoint's verdict, down or not, is known). So a
-   * fast endpoint's events complete while a slow one's requests are still open.
-   */
-  private final class Batch {
-    final List<OutboxMessage> messages;
-    final SendResult[] results;
-    final boolean[] sending;
-    final boolean[] released;
-    final WebhookEndpoint[] endpointOf;
-    final EndpointRun[] runOf;
-    final List<CompletableFuture<SendResult>> futures;
-    final Map<URI, EndpointRun> runs = new LinkedHashMap<>();
-    final List<Future<?>> workers = new ArrayList<>();
-    final ArrayDeque<Integer> ready = new ArrayDeque<>();
-    // The thread waiting in sendBatch, whose interrupt stops the batch; null for sendBatchAsync,
-    // which a cancelled future stops. Workers read it before each request, so that no request
-    // starts between the interrupt and the caller taking the monitor back to abandon the batch.
-    final Thread caller;
-    int activeWorkers;
-    int releasedCount;
-    boolean abandoned;
-
-    Batch(List<OutboxMessage> messages, Thread caller) {
-      this.messages = messages;
-      this.caller = caller;
-      int n = messages.size();
-      this.results = new SendResult[n];
-      this.sending = new boolean[n];
-      this.released = new boolean[n];
-      this.endpointOf = new WebhookEndpoint[n];
-      this.runOf = new EndpointRun[n];
-      this.futures = new ArrayList<>(n);
-      for (int i = 0; i < n; i++) {
-        futures.add(new CompletableFuture<>());
-      }
-    }
-
-    /** Routes, checks and starts the requests; returns at once, one future per message. */
-    List<CompletableFuture<SendResult>> start() {
-      route();
-      for (EndpointRun run : runs.values()) {
-        prepare(run);
-      }
-      synchronized (this) {
-        for (int i = 0; i < messages.size(); i++) {
-          park(i);
-        }
-        for (int i = 0; i < messages.size(); i++) {
-          if (runOf[i] == null) {
-            release(i); // a routing failure
-          }
-        }
-        for (EndpointRun run : runs.values()) {
-          if (run.unsettled == 0) {
-            finish(run); // refused or down: no request
-          }
-        }
-        // Interrupted already (while routing, or resolving hosts, which DNS does not let an
-        // interrupt cut short): start nothing.
-        if (stopRequested()) {
-          abandonAll();
-        } else {
-          dispatch();
-        }
-      }
-      flush();
-      for (CompletableFuture<SendResult> f : futures) {
-        f.whenComplete(
-            (r, t) -> {
-              if (t instanceof CancellationException) {
-                cancelled();
-              }
-            });
-      }
-      return futures;
-    }
-
-    /** Waits for every result; on an interrupt, abandons the rest (see the class comment). */
-    List<SendResult> execute() {
-      start();
-      List<SendResult> all;
-      synchronized (this) {
-        try {
-          while (releasedCount < results.length) {
-            wait();
-          }
-        } catch (InterruptedException e) {
-          abandonAll();
-          Thread.currentThread().interrupt();
-        }
-        all = new ArrayList<>(Arrays.asList(results));
-      }
-      flush();
-      return all;
-    }
-
-    private boolean stopRequested() {
-      return abandoned || (caller != null && caller.isInterrupted());
-    }
-
-    /** A future was cancelled: whoever waits for the batch gave up on it. */
-    private void cancelled() {
-      synchronized (this) {
-        abandonAll();
-      }
-      flush();
-    }
-
-    /**
-     * Return now, without waiting for the requests in flight: tell the workers (and, through their
-     * interrupts, the HTTP client) that nobody is listening any more. What was answered keeps its
-     * result; whatever is unsettled may or may not have arrived. Under the monitor.
-     */
-    private void abandonAll() {
-      if (abandoned) {
-        return;
-      }
-      abandoned = true;
-      workers.forEach(f -> f.cancel(true));
-      for (int i = 0; i < results.length; i++) {
-        if (results[i] == null) {
-          results[i] =
-              SendResult.unavailable(
-                  sending[i]
-                      ? "not confirmed: interrupted before "
-                          + runOf[i].display
-                          + " answered; it may have received the request"
-                      : "not confirmed: interrupted before it was sent");
-        }
-        release(i);
-      }
-      // Half a batch says nothing about an endpoint: no breaker changes state.
-      for (EndpointRun run : runs.values()) {
-        releaseProbe(run);
-      }
-      notifyAll();
-    }
-
-    /** Marks a result final; its future is completed by {@link #flush}. Under the monitor. */
-    private void release(int i) {
-      if (!released[i]) {
-        released[i] = true;
-        releasedCount++;
-        ready.addLast(i);
-        if (releasedCount == results.length) {
-          notifyAll();
-        }
-      }
-    }
-
-    /** Completes the futures of the results made final, outside the monitor. */
-    private void flush() {
-      while (true) {
-        int i;
-        SendResult r;
-        synchronized (this) {
-          if (ready.isEmpty()) {
-            return;
-          }
-          i = ready.pollFirst();
-          r = results[i];
-        }
-        futures.get(i).complete(r);
-      }
-    }
-
-    /** A result came in for one of the run's messages. Under the monitor. */
-    private void settled(EndpointRun run, int i) {
-      run.unsettled--;
-      if (run.unsettled == 0) {
-        finish(run);
-      } else if (run.responsive) {
-        for (int k : run.indices) {
-          if (results[k] != null) {
-            release(k);
-          }
-        }
-      }
-    }
-
-    /** Every request of the run ended: the endpoint's verdict, then its results. */
-    private void finish(EndpointRun run) {
-      settle(run);
-      for (int k : run.indices) {
-        release(k);
-      }
-    }
-
-    private void releaseProbe(EndpointRun run) {
-      if (run.admission == Admission.PROBE && !run.settled) {
-        run.settled = true;
-        run.state.breaker.releaseProbe();
-      }
-    }
-
-    private void route() {
-      for (int i = 0; i < messages.size(); i++) {
-        OutboxEvent e = messages.get(i).event();
-        WebhookEndpoint endpoint;
-        try {
-          endpoint = router.route(e);
-        } catch (RuntimeException ex) {
-          results[i] = SendResult.retry("webhook router failed: " + Failures.describe(ex), null);
-          continue;
-        }
-        if (endpoint == null) {
-          results[i] =
-              SendResult.reject(
-                  "no webhook endpoint for event type "
-                      + e.eventType()
-                      + e.destination().map(d -> ", destination " + d).orElse(""));
-          continue;
-        }
-        endpointOf[i] = endpoint;
-        EndpointRun run = runs.computeIfAbsent(endpoint.url(), u -> new EndpointRun(u, state(u)));
-        run.indices.add(i);
-        run.unsettled++;
-        runOf[i] = run;
-      }
-    }
-
-    /** Breaker first (cheap), then scheme and addresses, before any connection. */
-    private void prepare(EndpointRun run) {
-      run.admission = run.state.breaker.admit(clock.instant());
-      if (run.admission == Admission.OPEN) {
-        run.openReason =
-            "circuit open for "
-                + run.display
-                + " until "
-                + run.state.breaker.openUntil()
-                + ", last failure: "
-                + run.state.breaker.lastFailure();
-        return;
-      }
-      String refusal = checkScheme(run.url, run.display);
-      if (refusal == null) {
-        refusal = checkAddresses(run);
-      }
-      if (refusal != null) {
-        run.refusal = refusal;
-        if (run.state.refusalLogged.compareAndSet(false, true)) {
-          log.warn("[{}] Refusing webhook destination: {}", name, refusal);
-        }
-      }
-    }
-
-    private String checkAddresses(EndpointRun run) {
-      String host = run.url.getHost();
-      if (host.startsWith("[") && host.endsWith("]")) {
-        host = host.substring(1, host.length() - 1);
-      }
-      List<InetAddress> addresses;
-      try {
-        addresses = resolver.resolve(host);
-      } catch (UnknownHostException e) {
-        addresses = null;
-      } catch (RuntimeException e) {
-        run.resolveFailure =
-            "resolving the host of " + run.display + " failed: " + Failures.describe(e);
-        return null;
-      }
-      if (addresses == null || addresses.isEmpty()) {
-        run.resolveFailure = "cannot resolve the host of " + run.display;
-        return null;
-      }
-      for (InetAddress a : addresses) {
-        if (AddressGuard.isMetadata(a)) {
-          return run.display
-              + " resolves to cloud metadata address "
-              + a.getHostAddress()
-              + ", which is always refused (server-side request forgery guard)";
-        }
-        String kind = allowPrivateAddresses ? null : AddressGuard.nonPublicKind(a);
-        if (kind != null) {
-          return run.display
-              + " resolves to "
-              + kind
-              + " address "
-              + a.getHostAddress()
-              + ", refused to prevent server-side request forgery;"
-              + " allowPrivateAddresses() on the webhook transport permits it";
-        }
-      }
-      return null;
-    }
-
-    /**
-     * Settles a message that needs no request (its endpoint refused or down), or parks it at its
-     * endpoint for a worker. Under the monitor.
-     */
-    private void park(int i) {
-      if (results[i] != null) {
-        return; // settled already: a routing failure
-      }
-      EndpointRun run = runOf[i];
-      String unavailable = run.unavailableReason();
-      if (run.refusal != null) {
-        results[i] = SendResult.reject(run.refusal);
-        run.unsettled--;
-      } else if (unavailable != null) {
-        results[i] = run.down(unavailable);
-        run.unsettled--;
-      } else {
-        run.parked.addLast(i);
-      }
-    }
-
-    /**
-     * Starts workers where messages wait and limits allow, and gives up on endpoints that are
-     * paused by an outage with nothing left in flight that could prove them alive. Afterwards,
-     * either a worker is active or nothing is parked. Under the monitor.
-     */
-    private void dispatch() {
-      boolean changed = true;
-      while (changed && !stopRequested()) {
-        changed = false;
-        for (EndpointRun run : runs.values()) {
-          // Workers not holding a request are about to take a parked message themselves.
-          while (run.parked.size() > run.workers - run.inFlight
-              && run.workers < run.slots()
-              && activeWorkers < maxInFlight) {
-            if (!spawn(run)) {
-              stopAll("webhook transport '" + name + "' is closed");
-              return;
-            }
-          }
-          if (!run.parked.isEmpty() && run.workers == 0 && run.slots() == 0) {
-            run.gaveUp = true;
-            giveUp(run);
-            changed = true;
-          }
-        }
-      }
-    }
-
-    /** Settles the messages still parked at an endpoint without a request. Under the monitor. */
-    private void giveUp(EndpointRun run) {
-      while (!run.parked.isEmpty()) {
-        park(run.parked.pollFirst());
-      }
-      if (run.unsettled == 0) {
-        finish(run);
-      }
-    }
-
-    private boolean spawn(EndpointRun run) {
-      try {
-        workers.add(pool.submit(() -> work(run)));
-      } catch (RejectedExecutionException e) {
-        return false; // closed meanwhile
-      }
-      run.workers++;
-      activeWorkers++;
-      return true;
-    }
-
-    private void stopAll(String reason) {
-      for (EndpointRun run : runs.values()) {
-        run.stopped = reason;
-      }
-      for (EndpointRun run : runs.values()) {
-        if (!run.parked.isEmpty()) {
-          giveUp(run);
-        }
-      }
-    }
-
-    /** A worker: takes the messages parked at its endpoint and sends them one by one. */
-    private void work(EndpointRun run) {
-      int i = -1;
-      try {
-        while (true) {
-          synchronized (this) {
-            if (stopRequested() || run.parked.isEmpty() || run.inFlight >= run.slots()) {
-              return;
-            }
-            i = run.parked.pollFirst();
-            run.inFlight++;
-            sending[i] = true;
-          }
-          Outcome outcome = sendOne(run, i);
-          synchronized (this) {
-            run.inFlight--;
-            sending[i] = false;
-            int done = i;
-            i = -1;
-            if (!abandoned) {
-              record(run, done, outcome);
-              dispatch();
-            }
-          }
-          flush();
-        }
-      } catch (RuntimeException | Error e) {
-        log.error("[{}] Webhook worker failed unexpectedly", name, e);
-        synchronized (this) {
-          if (i >= 0) {
-            run.inFlight--;
-            if (!abandoned) {
-              results[i] = SendResult.retry("webhook worker failed: " + Failures.describe(e), null);
-              settled(run, i);
-            }
-          }
-        }
-        throw e;
-      } finally {
-        synchronized (this) {
-          run.workers--;
-          activeWorkers--;
-          if (!abandoned) {
-            dispatch();
-          }
-          notifyAll();
-        }
-        flush();
-      }
-    }
-
-    /** Builds, signs, sends and classifies one message; runs outside the monitor. */
-    private Outcome sendOne(EndpointRun run, int i) {
-      OutboxMessage message = messages.get(i);
-      if (!HeaderValues.isPlain(message.event().contentType())) {
-        return Outcome.notSent(
-            SendResult.reject(
-                "event content type is not printable ASCII and cannot be sent as an HTTP header"));
-      }
-      HttpRequest request;
-      try {
-        request = request(endpointOf[i], run.url, message);
-      } catch (RuntimeException e) {
-        // The JDK's message quotes the offending header value; keep it out of the reason.
-        return Outcome.notSent(
-            SendResult.reject(
-                "event cannot be sent as an HTTP request ("
-                    + e.getClass().getSimpleName()
-                    + " while building it: a header HTTP cannot carry)"));
-      }
-      try {
-        return classify(client.send(request, DISCARD), run);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return Outcome.notSent(
-            SendResult.retry(
-                "not confirmed: interrupted before " + run.display + " answered", null));
-      } catch (IOException | RuntimeException e) {
-        return classify(e, run);
-      }
-    }
-
-    /** Under the monitor. */
-    private void record(EndpointRun run, int i, Outcome outcome) {
-      results[i] = outcome.result;
-      if (outcome.sent) {
-        run.attempted++;
-        if (outcome.outage) {
-          run.outageFailures++;
-          run.lastFailure = outcome.result.reason().orElse("");
-          if (outcome.retryAfter != null && outcome.retryAfter.compareTo(run.retryAfterHint) > 0) {
-            run.retryAfterHint = outcome.retryAfter;
-          }
-        } else {
-          run.responsive = true;
-        }
-      }
-      if (log.isTraceEnabled()) {
-        OutboxEvent e = messages.get(i).event();
-        log.trace(
-            "[{}] Event {} ({}/{}) to {}: {}",
-            name,
-            e.id(),
-            e.aggregateType(),
-            e.aggregateId(),
-            run.display,
-            outcome.result);
-      }
-      settled(run, i);
-    }
-
-    private Outcome classify(HttpResponse<Void> response, EndpointRun run) {
-      int status = response.statusCode();
-      String from = "HTTP " + status + " from " + run.display + meaning(status);
-      WebhookStatusPolicy.Verdict verdict = statusPolicy.classify(status);
-      if (verdict == null) {
-        return Outcome.answered(
-            SendResult.retry(from + ": the status policy gave no verdict (a bug in it)", null));
-      }
-      if (verdict == WebhookStatusPolicy.Verdict.DELIVERED) {
-        return Outcome.answered(SendResult.delivered());
-      }
-      if (verdict == WebhookStatusPolicy.Verdict.REJECT) {
-        return Outcome.answered(SendResult.reject(from));
-      }
-      Duration after =
-          RetryAfter.parse(
-              response.headers().firstValue("retry-after").orElse(null),
-              clock.instant(),
-              maxRetryAfter);
-      switch (verdict) {
-        case ENDPOINT_DOWN:
-          return Outcome.outage(run.down(from), after);
-        case ENDPOINT_FAILING:
-          return Outcome.outage(SendResult.retry(from, after), after);
-        default:
-          return Outcome.answered(SendResult.retry(from, after));
-      }
-    }
-
-    /** What a status usually means, for the reason an operator reads. */
-    private String meaning(int status) {
-      if (status >= 300 && status < 400) {
-        return ": redirect not followed; fix the endpoint URL";
-      }
-      switch (status) {
-        case 401:
-        case 403:
-          return ": credentials refused";
-        case 404:
-          return ": not found";
-        case 408:
-          return ": request timeout";
-        case 410:
-          return ": endpoint gone";
-        case 429:
-          return ": rate limited";
-        case 503:
-          return ": service unavailable";
-        default:
-          return "";
-      }
-    }
-
-    private Outcome classify(Exception failure, EndpointRun run) {
-      String reason;
-      if (failure instanceof HttpConnectTimeoutException) {
-        reason = "cannot connect to " + run.display + " within " + connectTimeout;
-      } else if (failure instanceof HttpTimeoutException) {
-        reason = "no response from " + run.display + " within " + requestTimeout;
-      } else if (failure instanceof ConnectException) {
-        reason = "cannot connect to " + run.display + ": " + Failures.describe(failure);
-      } else if (failure instanceof IOException) {
-        reason = "request to " + run.display + " failed: " + Failures.describe(failure);
-      } else {
-        // A runtime exception's message may quote request details; keep only its type.
-        reason = "request to " + run.display + " failed: " + failure.getClass().getSimpleName();
-      }
-      return Outcome.outage(SendResult.retry(reason, null), null);
-    }
-
-    /**
-     * Applies the endpoint's verdict, once every request to it ended, to its breaker and, if it is
-     * down, to its results. Under the monitor.
-     */
-    private void settle(EndpointRun run) {
-      if (abandoned) {
-        return; // half a batch says nothing about the endpoint
-      }
-      boolean outage = run.resolveFailure != null || (run.attempted > 0 && !run.responsive);
-      if (outage) {
-        String last = run.resolveFailure != null ? run.resolveFailure : run.lastFailure;
-        String reason =
-            run.resolveFailure != null
-                ? run.resolveFailure
-                : "endpoint "
-                    + run.display
-                    + " unavailable: "
-                    + run.outageFailures
-                    + " of "
-                    + run.attempted
-                    + " request(s) failed, last: "
-                    + last;
-        Duration openFor =
-            run.retryAfterHint.compareTo(circuitOpenDuration) > 0
-                ? run.retryAfterHint
-                : circuitOpenDuration;
-        Instant until = clock.instant().plus(openFor);
-        if (run.state.breaker.recordOutage(until, last)) {
-          log.warn(
-              "[{}] Webhook endpoint {} is down ({}); its events are answered unavailable until"
-                  + " a probe after {} succeeds",
-              name,
-              run.display,
-              last,
-              until);
-        } else {
-          log.debug("[{}] Webhook endpoint {} still down: {}", name, run.display, last);
-        }
-        run.settled = true;
-        for (int i : run.indices) {
-          SendResult r = results[i];
-          if (r != null
-              && (r.status() == SendResult.Status.RETRY
-                  || r.status() == SendResult.Status.UNAVAILABLE)) {
-            results[i] = run.down(reason);
-          }
-        }
-      } else if (run.responsive) {
-        run.settled = true;
-        if (run.state.breaker.recordResponsive()) {
-          log.info("[{}] Webhook endpoint {} answers again; circuit closed", name, run.display);
-        }
-      }
-      releaseProbe(run); // a probe that proved nothing either way
-    }
   }
 
   /** Configures a {@link WebhookTransport}; each option is validated where it is set. */

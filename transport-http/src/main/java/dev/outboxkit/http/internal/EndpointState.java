@@ -1,0 +1,11 @@
+package dev.outboxkit.http.internal;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** What the transport keeps between batches for one endpoint URL. */
+final class EndpointState {
+  final CircuitBreaker breaker = new CircuitBreaker();
+
+  /** The endpoint's refusal was logged (once per endpoint). */
+  final AtomicBoolean refusalLogged = new AtomicBoolean();
+}
