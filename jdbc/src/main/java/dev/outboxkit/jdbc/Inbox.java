@@ -1,5 +1,6 @@
 package dev.outboxkit.jdbc;
 
+import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.jdbc.internal.BatchedDelete;
 import dev.outboxkit.jdbc.internal.Dialects;
 import dev.outboxkit.jdbc.internal.SqlDialect;
@@ -157,7 +158,7 @@ public final class Inbox {
      * @return this builder
      */
     public Builder dialect(Dialect dialect) {
-      this.dialect = Objects.requireNonNull(dialect, "dialect");
+      this.dialect = OutboxConfigurationException.requireNonNull(dialect, "dialect");
       return this;
     }
 

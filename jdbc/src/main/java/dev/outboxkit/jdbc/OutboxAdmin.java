@@ -1,5 +1,6 @@
 package dev.outboxkit.jdbc;
 
+import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.jdbc.internal.BatchedDelete;
 import dev.outboxkit.jdbc.internal.Dialects;
 import dev.outboxkit.jdbc.internal.OutboxSql;
@@ -320,7 +321,7 @@ public final class OutboxAdmin {
     private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
 
     private Builder(DataSource dataSource) {
-      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+      this.dataSource = OutboxConfigurationException.requireNonNull(dataSource, "dataSource");
     }
 
     /**
@@ -341,7 +342,7 @@ public final class OutboxAdmin {
      * @return this builder
      */
     public Builder dialect(Dialect dialect) {
-      this.dialect = Objects.requireNonNull(dialect, "dialect");
+      this.dialect = OutboxConfigurationException.requireNonNull(dialect, "dialect");
       return this;
     }
 

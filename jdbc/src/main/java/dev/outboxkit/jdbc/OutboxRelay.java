@@ -17,7 +17,6 @@ import dev.outboxkit.jdbc.internal.Transactions;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -112,6 +111,9 @@ public final class OutboxRelay implements AutoCloseable {
   /** Longest delay honoured when a transport asks for one (e.g. a Retry-After header). */
   private static final Duration MAX_RETRY_AFTER = Duration.ofHours(24);
 
+  /** How often {@link #drainUntilDone(Duration)} looks again for events that came due. */
+  private static final long DRAIN_POLL_MILLIS = 20;
+
   /** The shortest idle pause: the first poll after a batch that was not full. */
   private static final Duration MIN_IDLE = Duration.ofMillis(5);
 
@@ -135,6 +137,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final TimeBound bound;
   private final Duration networkTimeout;
   private final ScheduledRetention retention;
+  private final OutboxAdmin admin;
   private final Object lifecycle = new Object();
   private volatile Thread worker;
   private volatile Thread retentionThread;
@@ -205,6 +208,8 @@ public final class OutboxRelay implements AutoCloseable {
             ? new NotificationListener(b.dataSource, b.table.simple(), b.name, this::wakeUp)
             : null;
     this.retention = b.retention(store, () -> running, random);
+    OutboxAdmin.Builder admin = OutboxAdmin.builder(b.dataSource).table(table);
+    this.admin = (b.dialect == null ? admin : admin.dialect(b.dialect)).build();
     log.info(
         "[{}] relay configured: table={}, batchSize={}, ordered={}, pollInterval={}, lease={},"
             + " sendTimeout={}, statementTimeout={}, maxAttempts={}, retryBackoff={}..{},"
@@ -371,6 +376,39 @@ public final class OutboxRelay implements AutoCloseable {
       }
     } catch (SQLException e) {
       throw new OutboxStorageException("relay a batch", table, e);
+    }
+    return total;
+  }
+
+  /**
+   * Drains as {@link #drain()} does, then also the events that come due within {@code maxWait} — a
+   * retry after its backoff, an event appended with a delay, a down destination's held events —
+   * until nothing is PENDING any more (every event delivered, DEAD or EXPIRED) or {@code maxWait}
+   * has passed. The "deliver it all now" of a test that provokes retries; with no event PENDING it
+   * returns as soon as {@link #drain()} does.
+   *
+   * @param maxWait how long to wait at most for events that are not due yet
+   * @return events handled, in all rounds
+   * @throws OutboxStorageException if the database failed; nothing is lost
+   * @throws OutboxConfigurationException before claiming anything, as for {@link #runOnce()}, or if
+   *     {@code maxWait} is negative
+   * @throws IllegalStateException before claiming anything, if the relay is closed
+   */
+  public int drainUntilDone(Duration maxWait) {
+    OutboxConfigurationException.requireNonNull(maxWait, "maxWait");
+    if (maxWait.isNegative()) {
+      throw new OutboxConfigurationException(
+          "drainUntilDone: maxWait must not be negative, was " + maxWait);
+    }
+    long deadline = System.nanoTime() + maxWait.toNanos();
+    int total = drain();
+    while (admin.count(EventStatus.PENDING) > 0 && System.nanoTime() - deadline < 0) {
+      long left = deadline - System.nanoTime();
+      LockSupport.parkNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(DRAIN_POLL_MILLIS)));
+      if (Thread.currentThread().isInterrupted()) {
+        break;
+      }
+      total += drain();
     }
     return total;
   }
@@ -605,8 +643,8 @@ public final class OutboxRelay implements AutoCloseable {
     private ThreadFactory threadFactory;
 
     private Builder(DataSource dataSource, Transport transport) {
-      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-      this.transport = Objects.requireNonNull(transport, "transport");
+      this.dataSource = OutboxConfigurationException.requireNonNull(dataSource, "dataSource");
+      this.transport = OutboxConfigurationException.requireNonNull(transport, "transport");
     }
 
     /**
@@ -614,16 +652,11 @@ public final class OutboxRelay implements AutoCloseable {
      * holds a row; several relays on one table may share a name (a random suffix keeps their leases
      * apart).
      *
-     * @param name 1 to 100 letters, digits, {@code -}, {@code _} or {@code .}; default {@code
-     *     outbox-relay}
+     * @param name {@value OutboxConfigurationException#NAME_RULE}; default {@code outbox-relay}
      * @return this builder
      */
     public Builder name(String name) {
-      if (name == null || !name.matches("[A-Za-z0-9_.-]{1,100}")) {
-        throw new OutboxConfigurationException(
-            "relay name '" + name + "' must be 1 to 100 letters, digits, '-', '_' or '.'");
-      }
-      this.name = name;
+      this.name = OutboxConfigurationException.checkName(name);
       return this;
     }
 
@@ -646,7 +679,7 @@ public final class OutboxRelay implements AutoCloseable {
      * @return this builder
      */
     public Builder dialect(Dialect dialect) {
-      this.dialect = Objects.requireNonNull(dialect, "dialect");
+      this.dialect = OutboxConfigurationException.requireNonNull(dialect, "dialect");
       return this;
     }
 
@@ -850,7 +883,7 @@ public final class OutboxRelay implements AutoCloseable {
      * @return this builder
      */
     public Builder listener(RelayListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
+      this.listener = OutboxConfigurationException.requireNonNull(listener, "listener");
       return this;
     }
 
@@ -862,7 +895,7 @@ public final class OutboxRelay implements AutoCloseable {
      * @return this builder
      */
     public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
+      this.clock = OutboxConfigurationException.requireNonNull(clock, "clock");
       return this;
     }
 
@@ -894,7 +927,8 @@ public final class OutboxRelay implements AutoCloseable {
      * @return this builder
      */
     public Builder threadFactory(ThreadFactory threadFactory) {
-      this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+      this.threadFactory =
+          OutboxConfigurationException.requireNonNull(threadFactory, "threadFactory");
       return this;
     }
 
@@ -943,7 +977,7 @@ public final class OutboxRelay implements AutoCloseable {
      * @return this builder
      */
     public Builder inboxRetention(Inbox inbox, Duration retention) {
-      this.inbox = Objects.requireNonNull(inbox, "inbox");
+      this.inbox = OutboxConfigurationException.requireNonNull(inbox, "inbox");
       this.inboxRetention = positive("inboxRetention", retention);
       return this;
     }
@@ -1002,7 +1036,7 @@ public final class OutboxRelay implements AutoCloseable {
 
     /** Source of jitter; fixed seeds make tests repeatable. */
     Builder random(Random random) {
-      this.random = Objects.requireNonNull(random, "random");
+      this.random = OutboxConfigurationException.requireNonNull(random, "random");
       return this;
     }
 

@@ -216,7 +216,7 @@ public final class OutboxWriter {
      * @return this builder
      */
     public Builder dialect(Dialect dialect) {
-      this.dialect = Objects.requireNonNull(dialect, "dialect");
+      this.dialect = OutboxConfigurationException.requireNonNull(dialect, "dialect");
       return this;
     }
 
@@ -289,7 +289,8 @@ public final class OutboxWriter {
      * @return this builder
      */
     public Builder contextHeaders(Supplier<Map<String, String>> supplier) {
-      this.contextHeaders = new ContextHeaders(Objects.requireNonNull(supplier, "supplier"));
+      this.contextHeaders =
+          new ContextHeaders(OutboxConfigurationException.requireNonNull(supplier, "supplier"));
       return this;
     }
 

@@ -986,6 +986,27 @@ abstract class RelayContractTest extends RelayDatabaseTest {
   }
 
   @Test
+  void drain_until_done_also_delivers_the_retries_as_they_come_due() throws Exception {
+    List<OutboxEvent> events = append(10, i -> event("a" + i, i));
+    Set<UUID> failedOnce = ConcurrentHashMap.newKeySet();
+    RecordingTransport transport =
+        new RecordingTransport()
+            .respondWith(
+                m ->
+                    failedOnce.add(m.event().id())
+                        ? SendResult.retry("first try fails", Duration.ofMillis(200))
+                        : SendResult.delivered());
+    try (OutboxRelay relay = relay(transport, "drain-wait").build()) {
+      relay.drain();
+      assertThat(countStatus(EventStatus.PENDING)).as("retries not due yet").isEqualTo(10);
+
+      assertThat(relay.drainUntilDone(Duration.ofSeconds(10))).isEqualTo(10);
+    }
+    assertThat(transport.deliveredEvents()).containsExactlyInAnyOrderElementsOf(events);
+    assertThat(countStatus(EventStatus.PENDING)).isZero();
+  }
+
+  @Test
   void delete_on_publish_leaves_no_row() throws Exception {
     append(7, i -> event("a" + i, i));
     try (OutboxRelay relay =

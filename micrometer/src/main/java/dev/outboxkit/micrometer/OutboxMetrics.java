@@ -16,7 +16,6 @@ import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
@@ -306,7 +305,7 @@ public final class OutboxMetrics implements RelayListener {
     private Clock clock = Clock.systemUTC();
 
     private Builder(MeterRegistry registry) {
-      this.registry = Objects.requireNonNull(registry, "registry");
+      this.registry = OutboxConfigurationException.requireNonNull(registry, "registry");
     }
 
     /**
@@ -328,7 +327,7 @@ public final class OutboxMetrics implements RelayListener {
      * @return this builder
      */
     public Builder admin(OutboxAdmin admin) {
-      this.admin = Objects.requireNonNull(admin, "admin");
+      this.admin = OutboxConfigurationException.requireNonNull(admin, "admin");
       return this;
     }
 
@@ -355,7 +354,7 @@ public final class OutboxMetrics implements RelayListener {
      * @return this builder
      */
     public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
+      this.clock = OutboxConfigurationException.requireNonNull(clock, "clock");
       return this;
     }
 

@@ -23,6 +23,7 @@ import java.util.function.Function;
 public final class RecordingTransport implements Transport {
   private final List<Attempt> attempts = new ArrayList<>();
   private volatile Function<OutboxMessage, SendResult> responder = m -> SendResult.delivered();
+  private volatile boolean closed;
 
   /** A transport that delivers everything until told otherwise by {@link #respondWith}. */
   public RecordingTransport() {}
@@ -62,6 +63,9 @@ public final class RecordingTransport implements Transport {
 
   @Override
   public SendResult send(OutboxMessage message) {
+    if (closed) {
+      return SendResult.unavailable("recording transport is closed");
+    }
     SendResult result = responder.apply(message);
     synchronized (attempts) {
       attempts.add(new Attempt(message, result));
@@ -125,6 +129,12 @@ public final class RecordingTransport implements Transport {
       }
     }
     return n;
+  }
+
+  /** Answers every later message unavailable, as a closed transport does; records nothing more. */
+  @Override
+  public void close() {
+    closed = true;
   }
 
   /** Forgets everything recorded so far. */

@@ -240,7 +240,7 @@ public final class WebhookTransport implements Transport {
    * @return a builder
    */
   public static Builder builder(WebhookEndpoint endpoint) {
-    Objects.requireNonNull(endpoint, "endpoint");
+    OutboxConfigurationException.requireNonNull(endpoint, "endpoint");
     return new Builder(WebhookRouter.to(endpoint), endpoint);
   }
 
@@ -251,7 +251,7 @@ public final class WebhookTransport implements Transport {
    * @return a builder
    */
   public static Builder builder(WebhookRouter router) {
-    return new Builder(Objects.requireNonNull(router, "router"), null);
+    return new Builder(OutboxConfigurationException.requireNonNull(router, "router"), null);
   }
 
   /**
@@ -407,22 +407,19 @@ public final class WebhookTransport implements Transport {
      * @return this builder
      */
     public Builder threadFactory(ThreadFactory threadFactory) {
-      this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+      this.threadFactory =
+          OutboxConfigurationException.requireNonNull(threadFactory, "threadFactory");
       return this;
     }
 
     /**
      * Names the transport in logs and thread names; {@value #DEFAULT_NAME} unless set.
      *
-     * @param name 1 to 64 letters, digits, '-', '_' or '.'
+     * @param name {@value OutboxConfigurationException#NAME_RULE}
      * @return this builder
      */
     public Builder name(String name) {
-      if (name == null || !name.matches("[A-Za-z0-9._-]{1,64}")) {
-        throw new OutboxConfigurationException(
-            "name must be 1 to 64 letters, digits, '-', '_' or '.', was '" + name + "'");
-      }
-      this.name = name;
+      this.name = OutboxConfigurationException.checkName(name);
       return this;
     }
 
@@ -493,7 +490,7 @@ public final class WebhookTransport implements Transport {
      * @return this builder
      */
     public Builder statusPolicy(WebhookStatusPolicy policy) {
-      this.statusPolicy = Objects.requireNonNull(policy, "statusPolicy");
+      this.statusPolicy = OutboxConfigurationException.requireNonNull(policy, "statusPolicy");
       return this;
     }
 
@@ -505,7 +502,7 @@ public final class WebhookTransport implements Transport {
      * @return this builder
      */
     public Builder maxRetryAfter(Duration max) {
-      Objects.requireNonNull(max, "maxRetryAfter");
+      OutboxConfigurationException.requireNonNull(max, "maxRetryAfter");
       if (max.getSeconds() < 1) {
         throw new OutboxConfigurationException(
             "maxRetryAfter must be at least 1 second, was " + max);
@@ -523,7 +520,7 @@ public final class WebhookTransport implements Transport {
      * @return this builder
      */
     public Builder circuitOpenDuration(Duration duration) {
-      Objects.requireNonNull(duration, "circuitOpenDuration");
+      OutboxConfigurationException.requireNonNull(duration, "circuitOpenDuration");
       if (duration.isNegative() || duration.isZero()) {
         throw new OutboxConfigurationException(
             "circuitOpenDuration must be positive, was " + duration);
@@ -540,7 +537,7 @@ public final class WebhookTransport implements Transport {
      * @return this builder
      */
     public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
+      this.clock = OutboxConfigurationException.requireNonNull(clock, "clock");
       return this;
     }
 
@@ -551,7 +548,7 @@ public final class WebhookTransport implements Transport {
      * @return this builder
      */
     public Builder resolver(AddressResolver resolver) {
-      this.resolver = Objects.requireNonNull(resolver, "resolver");
+      this.resolver = OutboxConfigurationException.requireNonNull(resolver, "resolver");
       return this;
     }
 
@@ -564,7 +561,7 @@ public final class WebhookTransport implements Transport {
      * @return this builder
      */
     public Builder httpClient(HttpClient client) {
-      Objects.requireNonNull(client, "httpClient");
+      OutboxConfigurationException.requireNonNull(client, "httpClient");
       if (client.followRedirects() != HttpClient.Redirect.NEVER) {
         throw new OutboxConfigurationException(
             "the HttpClient follows redirects ("
@@ -622,7 +619,7 @@ public final class WebhookTransport implements Transport {
     }
 
     private static Duration timeout(String option, Duration timeout) {
-      Objects.requireNonNull(timeout, option);
+      OutboxConfigurationException.requireNonNull(timeout, option);
       if (timeout.toMillis() < 1 || timeout.compareTo(Duration.ofMinutes(5)) > 0) {
         throw new OutboxConfigurationException(
             option + " must be between 1 ms and 5 minutes, was " + timeout);

@@ -12,6 +12,7 @@ import dev.outboxkit.jms.internal.Threads;
 import jakarta.jms.ConnectionFactory;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -213,17 +214,13 @@ public final class JmsTransport implements Transport {
    * @return a builder
    */
   public static Builder builder(ConnectionFactory factory) {
-    if (factory == null) {
-      throw new OutboxConfigurationException("connection factory must not be null");
-    }
+    OutboxConfigurationException.requireNonNull(factory, "connectionFactory");
     return new Builder(factory);
   }
 
   /**
    * Sends one event in its own transaction and returns once it is committed, within the send
-   * timeout.
-   *
-   * @throws IllegalStateException if the transport is closed
+   * timeout. After {@link #close()} it answers unavailable.
    */
   @Override
   public SendResult send(OutboxMessage message) {
@@ -237,13 +234,15 @@ public final class JmsTransport implements Transport {
    * flag set: committed events are delivered, the others unavailable. See the class comment for
    * order, interrupts and failure handling.
    *
-   * @throws IllegalStateException if the transport is closed
+   * <p>After {@link #close()} every message is answered {@link SendResult#unavailable(String)}, as
+   * by every OutboxKit transport: the relay holds such events back uncharged.
    */
   @Override
   public List<SendResult> sendBatch(List<OutboxMessage> batch) {
     Objects.requireNonNull(batch, "batch");
     if (closed.get()) {
-      throw new IllegalStateException("JMS transport '" + name + "' is closed");
+      return Collections.nCopies(
+          batch.size(), SendResult.unavailable("JMS transport '" + name + "' is closed"));
     }
     return sender.send(batch);
   }
@@ -340,16 +339,11 @@ public final class JmsTransport implements Transport {
      * Names the transport in log lines and thread names, e.g. after the broker it writes to, so an
      * application with several transports can tell their logs apart.
      *
-     * @param name 1 to 100 letters, digits, {@code -}, {@code _} or {@code .}; default {@value
-     *     #DEFAULT_NAME}
+     * @param name {@value OutboxConfigurationException#NAME_RULE}; default {@value #DEFAULT_NAME}
      * @return this builder
      */
     public Builder name(String name) {
-      if (name == null || !name.matches("[A-Za-z0-9_.-]{1,100}")) {
-        throw new OutboxConfigurationException(
-            "transport name '" + name + "' must be 1 to 100 letters, digits, '-', '_' or '.'");
-      }
-      this.name = name;
+      this.name = OutboxConfigurationException.checkName(name);
       return this;
     }
 
@@ -363,10 +357,8 @@ public final class JmsTransport implements Transport {
      * @return this builder
      */
     public Builder destinationRouter(Function<OutboxEvent, JmsDestination> destinationRouter) {
-      if (destinationRouter == null) {
-        throw new OutboxConfigurationException("destinationRouter must not be null");
-      }
-      this.destinationRouter = destinationRouter;
+      this.destinationRouter =
+          OutboxConfigurationException.requireNonNull(destinationRouter, "destinationRouter");
       return this;
     }
 

@@ -414,14 +414,15 @@ class JmsTransportTest {
   }
 
   @Test
-  void send_after_close_throws_and_close_is_idempotent() {
+  void send_after_close_answers_unavailable_and_close_is_idempotent() {
     JmsTransport t = transport();
     t.close();
     t.close();
 
-    assertThatThrownBy(() -> t.send(OutboxMessage.of(event("X", "a", 1), 1)))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("closed");
+    SendResult r = t.send(OutboxMessage.of(event("X", "a", 1), 1));
+
+    assertThat(r.status()).isEqualTo(SendResult.Status.UNAVAILABLE);
+    assertThat(r.reason().orElseThrow()).contains("closed");
   }
 
   @Test

@@ -9,11 +9,11 @@ import dev.outboxkit.kafka.internal.BatchSender;
 import dev.outboxkit.kafka.internal.ProducerHandle;
 import dev.outboxkit.kafka.internal.ProducerSettings;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.Producer;
@@ -57,10 +57,11 @@ import org.slf4j.LoggerFactory;
  * transport's header names is not renamed or dropped: the event is rejected with a reason naming
  * the header, since consumers could not tell which value is the real one.
  *
- * <p>Topic: the event's {@link OutboxEvent#destination() destination} if it has one; else the
- * {@link Builder#topicRouter(Function) topic router}'s answer; else (no router, or the router
- * answered null) {@value #DEFAULT_TOPIC_PREFIX} followed by the aggregate type, e.g. {@code
- * outbox.event.Order}. An illegal topic name is rejected at once.
+ * <p>Topic: the {@link Builder#topicRouter(Function) topic router}'s answer if it gives one (it
+ * sees every event, also those with a destination, as every OutboxKit transport's router does);
+ * else the event's {@link OutboxEvent#destination() destination}; else {@value
+ * #DEFAULT_TOPIC_PREFIX} followed by the aggregate type, e.g. {@code outbox.event.Order}. An
+ * illegal topic name is rejected at once.
  *
  * <h2>Debezium compatibility</h2>
  *
@@ -238,9 +239,7 @@ public final class KafkaTransport implements Transport {
    * @return a builder
    */
   public static Builder builder(Map<String, ?> producerConfig) {
-    if (producerConfig == null) {
-      throw new OutboxConfigurationException("producerConfig must not be null");
-    }
+    OutboxConfigurationException.requireNonNull(producerConfig, "producerConfig");
     return new Builder(new LinkedHashMap<>(producerConfig), null);
   }
 
@@ -253,16 +252,13 @@ public final class KafkaTransport implements Transport {
    * @return a builder
    */
   public static Builder builder(Producer<String, byte[]> producer) {
-    if (producer == null) {
-      throw new OutboxConfigurationException("producer must not be null");
-    }
+    OutboxConfigurationException.requireNonNull(producer, "producer");
     return new Builder(null, producer);
   }
 
   /**
-   * Sends one event and waits for the broker's acknowledgement, within the send timeout.
-   *
-   * @throws IllegalStateException if the transport is closed
+   * Sends one event and waits for the broker's acknowledgement, within the send timeout. After
+   * {@link #close()} it answers unavailable.
    */
   @Override
   public SendResult send(OutboxMessage message) {
@@ -276,13 +272,15 @@ public final class KafkaTransport implements Transport {
    * the call returns at once with the interrupt flag set: acknowledged events are delivered, the
    * others unavailable. See the class comment for order, interrupts and failure handling.
    *
-   * @throws IllegalStateException if the transport is closed
+   * <p>After {@link #close()} every message is answered {@link SendResult#unavailable(String)}, as
+   * by every OutboxKit transport: the relay holds such events back uncharged.
    */
   @Override
   public List<SendResult> sendBatch(List<OutboxMessage> batch) {
     Objects.requireNonNull(batch, "batch");
     if (closed.get()) {
-      throw new IllegalStateException("KafkaTransport '" + name + "' is closed");
+      return Collections.nCopies(
+          batch.size(), SendResult.unavailable("KafkaTransport '" + name + "' is closed"));
     }
     return sender.send(batch);
   }
@@ -298,24 +296,20 @@ public final class KafkaTransport implements Transport {
   }
 
   /**
-   * The topic an event goes to: its destination, else the router's answer, else {@value
+   * The topic an event goes to: the router's answer, else its destination, else {@value
    * #DEFAULT_TOPIC_PREFIX} + aggregate type.
    *
    * @param event any event
    * @return the topic name (not yet checked for legality)
    */
   public String topicOf(OutboxEvent event) {
-    Optional<String> destination = event.destination();
-    if (destination.isPresent()) {
-      return destination.get();
-    }
     if (topicRouter != null) {
       String topic = topicRouter.apply(event);
       if (topic != null) {
         return topic;
       }
     }
-    return DEFAULT_TOPIC_PREFIX + event.aggregateType();
+    return event.destination().orElseGet(() -> DEFAULT_TOPIC_PREFIX + event.aggregateType());
   }
 
   /**
@@ -354,30 +348,26 @@ public final class KafkaTransport implements Transport {
      * Names the transport in log lines, e.g. after the cluster it writes to, so an application with
      * several transports can tell their logs apart.
      *
-     * @param name not blank; default {@value #DEFAULT_NAME}
+     * @param name {@value OutboxConfigurationException#NAME_RULE}; default {@value #DEFAULT_NAME}
      * @return this builder
      */
     public Builder name(String name) {
-      if (name == null || name.isBlank()) {
-        throw new OutboxConfigurationException("name must not be blank");
-      }
-      this.name = name;
+      this.name = OutboxConfigurationException.checkName(name);
       return this;
     }
 
     /**
-     * Chooses the topic of events that have no destination. The function may return null to fall
-     * back to the default rule ({@value #DEFAULT_TOPIC_PREFIX} + aggregate type). It is called on
-     * the relay's thread, once per event and attempt; if it throws, the event is retried.
+     * Chooses the topic of every event, also of those with a destination (check {@link
+     * OutboxEvent#destination()} to keep it). The function may return null to fall back to the
+     * event's destination, then to the default rule ({@value #DEFAULT_TOPIC_PREFIX} + aggregate
+     * type). It is called on the relay's thread, once per event and attempt; if it throws, the
+     * event is retried.
      *
-     * @param topicRouter the routing function for events without a destination
+     * @param topicRouter the routing function
      * @return this builder
      */
     public Builder topicRouter(Function<OutboxEvent, String> topicRouter) {
-      if (topicRouter == null) {
-        throw new OutboxConfigurationException("topicRouter must not be null");
-      }
-      this.topicRouter = topicRouter;
+      this.topicRouter = OutboxConfigurationException.requireNonNull(topicRouter, "topicRouter");
       return this;
     }
 

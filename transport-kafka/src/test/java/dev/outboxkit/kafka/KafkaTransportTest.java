@@ -2,7 +2,6 @@ package dev.outboxkit.kafka;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
@@ -119,7 +118,7 @@ class KafkaTransportTest {
   }
 
   @Test
-  void send_routes_by_destination_then_router_then_default_rule() {
+  void send_routes_by_router_then_destination_then_default_rule() {
     String routedType = unique("Routed");
     String routedTopic = unique("custom-topic");
     String destination = unique("explicit-destination");
@@ -128,7 +127,12 @@ class KafkaTransportTest {
     KafkaTransport transport =
         register(
             KafkaTransport.builder(config())
-                .topicRouter(e -> e.aggregateType().equals(routedType) ? routedTopic : null)
+                // The router sees every event; null falls back to the destination, then the rule.
+                .topicRouter(
+                    e ->
+                        e.aggregateType().equals(routedType) && e.destination().isEmpty()
+                            ? routedTopic
+                            : e.aggregateType().equals("Overridden") ? routedTopic : null)
                 .sendTimeout(Duration.ofSeconds(15))
                 .build());
     OutboxEvent routed = event(routedType, "r-1", "Happened", 10);
@@ -138,9 +142,15 @@ class KafkaTransportTest {
             .destination(destination)
             .build();
     OutboxEvent other = event("Invoice", "i-1", "Happened", 10);
+    OutboxEvent overridden =
+        OutboxEvent.builder("Overridden", "o-1", "Happened")
+            .payload("{}")
+            .destination(destination)
+            .build();
 
     assertThat(transport.topicOf(routed)).isEqualTo(routedTopic);
     assertThat(transport.topicOf(explicit)).isEqualTo(destination);
+    assertThat(transport.topicOf(overridden)).as("the router wins").isEqualTo(routedTopic);
     assertThat(transport.topicOf(other)).isEqualTo("outbox.event.Invoice");
     assertThat(transport.sendBatch(List.of(message(routed), message(explicit))))
         .containsExactly(SendResult.delivered(), SendResult.delivered());
@@ -364,14 +374,15 @@ class KafkaTransportTest {
   }
 
   @Test
-  void sendBatch_throws_when_transport_is_closed() {
+  void sendBatch_answers_unavailable_when_transport_is_closed() {
     KafkaTransport transport = transport();
     transport.close();
     transport.close(); // idempotent
 
-    assertThatThrownBy(() -> transport.sendBatch(List.of(message(event("Order", "o", "E", 1)))))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("closed");
+    SendResult r = transport.sendBatch(List.of(message(event("Order", "o", "E", 1)))).get(0);
+
+    assertThat(r.status()).isEqualTo(SendResult.Status.UNAVAILABLE);
+    assertThat(r.reason().orElseThrow()).contains("closed");
   }
 
   private KafkaTransport transport() {

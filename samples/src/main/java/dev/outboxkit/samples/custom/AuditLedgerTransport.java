@@ -14,14 +14,27 @@ import java.nio.file.Path;
 
 /**
  * A {@link Transport} to a made-up destination: an append-only audit ledger, one JSON line per
- * event. A failed write is retried; a payload the ledger cannot take (not JSON) is rejected.
- *
- * @param file the ledger, created on the first write (its folder must exist)
+ * event. A failed write is retried; a payload the ledger cannot take (not JSON) is rejected; after
+ * {@link #close()} every event is answered unavailable, as the transport contract asks ({@code
+ * AuditLedgerTransportContractTest} runs the kit from {@code outboxkit-testing} against it).
  */
-public record AuditLedgerTransport(Path file) implements Transport {
+public final class AuditLedgerTransport implements Transport {
+  private final Path file;
+  private volatile boolean closed;
+
+  /**
+   * @param file the ledger, created on the first write (its folder must exist)
+   */
+  public AuditLedgerTransport(Path file) {
+    this.file = file;
+  }
+
   /** Appends one line; synchronized because several relays may share one transport. */
   @Override
   public synchronized SendResult send(OutboxMessage message) {
+    if (closed) {
+      return SendResult.unavailable("audit ledger transport is closed");
+    }
     var e = message.event();
     if (!e.contentType().startsWith("application/json")) {
       return SendResult.reject("the ledger takes JSON only, not " + e.contentType());
@@ -35,5 +48,11 @@ public record AuditLedgerTransport(Path file) implements Transport {
     } catch (IOException ex) {
       return SendResult.retry("ledger write failed: " + ex, null); // null: the relay's backoff
     }
+  }
+
+  /** Sends nothing more: every later event is answered unavailable. */
+  @Override
+  public void close() {
+    closed = true;
   }
 }
