@@ -7,7 +7,7 @@ import dev.outboxkit.OutboxEvent;
  * already expired when claimed (by the database clock), and the event — or, for a row that does not
  * decode into a valid event, the reason.
  */
-public final class ClaimedEvent {
+final class ClaimedEvent {
   private final long seq;
   private final int attempt;
   private final boolean expired;

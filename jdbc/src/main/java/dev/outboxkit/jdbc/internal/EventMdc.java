@@ -8,7 +8,7 @@ import org.slf4j.MDC;
  * Puts one event's identifiers into the MDC (keys of {@link OutboxMdc}) until closed, then puts
  * back what was there before, so scopes nest and a pooled thread is left as it was found.
  */
-public final class EventMdc implements AutoCloseable {
+final class EventMdc implements AutoCloseable {
   private static final String[] KEYS = {
     OutboxMdc.EVENT_ID, OutboxMdc.AGGREGATE_TYPE, OutboxMdc.AGGREGATE_ID, OutboxMdc.EVENT_TYPE
   };

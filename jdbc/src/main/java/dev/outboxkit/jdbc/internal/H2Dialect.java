@@ -12,7 +12,7 @@ import java.time.ZoneOffset;
  * H2 2.x, for development and tests. Claims like MySQL (candidates, locking re-check, update), with
  * {@code CURRENT_TIMESTAMP} as the clock.
  */
-public final class H2Dialect extends SqlDialect {
+final class H2Dialect extends SqlDialect {
   /** The statements of {@code dev/outboxkit/jdbc/sql/h2.sql} over {@code common.sql}. */
   public H2Dialect() {
     super("h2.sql");

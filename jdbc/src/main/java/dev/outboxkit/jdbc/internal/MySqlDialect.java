@@ -27,7 +27,7 @@ import java.util.UUID;
  * leaves the {@code (status, seq)} index, which yields live rows in seq order, and names no index
  * of ours, so renamed indexes in a user's copy of the DDL still work.
  */
-public class MySqlDialect extends SqlDialect {
+class MySqlDialect extends SqlDialect {
   private static final DateTimeFormatter DATETIME =
       DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS");
 

@@ -9,7 +9,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 
 /** PostgreSQL 12+: partial indexes, {@code UPDATE … RETURNING}, {@code now()} as the clock. */
-public final class PostgresDialect extends SqlDialect {
+final class PostgresDialect extends SqlDialect {
   /** The statements of {@code dev/outboxkit/jdbc/sql/postgresql.sql} over {@code common.sql}. */
   public PostgresDialect() {
     super("postgresql.sql");

@@ -10,7 +10,7 @@ import java.net.UnknownHostException;
  * so a webhook URL cannot be pointed at the relay host itself, the internal network or a cloud
  * metadata service (server-side request forgery).
  */
-public final class AddressGuard {
+final class AddressGuard {
 
   private AddressGuard() {}
 

@@ -7,7 +7,7 @@ import java.time.Instant;
  * until a deadline), then half-open (let exactly one caller probe with one request). Thread-safe;
  * several relays may share a transport.
  */
-public final class CircuitBreaker {
+final class CircuitBreaker {
 
   /** What a caller may do with the endpoint now. */
   public enum Admission {

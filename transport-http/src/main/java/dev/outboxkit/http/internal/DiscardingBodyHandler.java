@@ -18,7 +18,7 @@ import java.util.concurrent.Flow;
  * connection for reuse; a long one is cut off (the connection is then closed). The bytes are never
  * kept or logged: an endpoint's answer may echo the payload or carry its own secrets.
  */
-public final class DiscardingBodyHandler implements BodyHandler<Void> {
+final class DiscardingBodyHandler implements BodyHandler<Void> {
   private final long limit;
 
   /**

@@ -4,7 +4,7 @@ import dev.outboxkit.SendResult;
 import java.time.Duration;
 
 /** How one request went: its result, and what it says about its endpoint. */
-public final class RequestOutcome {
+final class RequestOutcome {
   /** The event's result. */
   public final SendResult result;
 

@@ -7,7 +7,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 
 /** Parses an HTTP {@code Retry-After} value (RFC 9110 §10.2.3). */
-public final class RetryAfter {
+final class RetryAfter {
   private RetryAfter() {}
 
   /**
