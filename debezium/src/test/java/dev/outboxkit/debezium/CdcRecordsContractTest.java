@@ -666,7 +666,7 @@ abstract class CdcRecordsContractTest {
 
   private static String show(Object value) {
     String s = String.valueOf(value);
-    return s.length() > 70 ? s.substring(0, 67) + "..." : s;
+    return s.length() > 150 ? s.substring(0, 147) + "..." : s;
   }
 
   /**

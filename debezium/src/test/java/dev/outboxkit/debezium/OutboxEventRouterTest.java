@@ -294,7 +294,7 @@ class OutboxEventRouterTest {
   }
 
   /** A PostgreSQL-shaped {@code after} image, adjusted by the caller. */
-  private static Struct row(Consumer<Struct> adjust) {
+  static Struct row(Consumer<Struct> adjust) {
     return fill(new Struct(afterSchema(Schema.BYTES_SCHEMA, ZONED)), adjust);
   }
 
@@ -338,10 +338,11 @@ class OutboxEventRouterTest {
         .build();
   }
 
-  private static SourceRecord change(String op, Struct after) {
+  static SourceRecord change(String op, Struct after) {
     Schema source =
         SchemaBuilder.struct()
             .name("io.debezium.connector.postgresql.Source")
+            .field("connector", Schema.STRING_SCHEMA)
             .field("table", Schema.STRING_SCHEMA)
             .field("ts_ms", Schema.INT64_SCHEMA)
             .build();
@@ -357,7 +358,12 @@ class OutboxEventRouterTest {
     Struct value =
         new Struct(envelope)
             .put("after", after)
-            .put("source", new Struct(source).put("table", "outbox_event").put("ts_ms", 1L))
+            .put(
+                "source",
+                new Struct(source)
+                    .put("connector", "postgresql")
+                    .put("table", "outbox_event")
+                    .put("ts_ms", 1L))
             .put("op", op);
     return new SourceRecord(
         Map.of("server", "okt"),

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -127,7 +128,16 @@ class PostgresCutOverTest {
     open.add(stock);
     PostgresCapture.awaitSlotActive(db, name);
     barrier(cdc);
-    Thread.sleep(1500); // appends go on while the connector streams
+    // Under CDC the relay marks nothing: the README's purge statement keeps the table small. It
+    // deletes rows right after their commit here, to show the connector still publishes them.
+    Purger purger = new Purger();
+    Thread purging = new Thread(purger, "purger");
+    purging.start();
+    Thread.sleep(1500); // appends and purges go on while the connector streams
+    purger.stop(); // the README: stop purging before the way back
+    purging.join();
+    assertThat(purger.failure.get()).isNull();
+    assertThat(purger.purged).as("rows purged under CDC").isPositive();
 
     // 3. The way back, the README's steps: watermark, wait for open transactions, wait for the
     // connector to confirm the WAL position, stop it, mark, start relays.
@@ -179,7 +189,7 @@ class PostgresCutOverTest {
     for (ConsumerRecord<byte[], byte[]> r : records) {
       copies.merge(new String(r.headers().lastHeader("id").value(), UTF_8), 1, Integer::sum);
     }
-    Set<String> appended = ids("aggregate_type = 'Acct'");
+    Set<String> appended = appender.committed;
     Set<String> lost = new HashSet<>(appended);
     lost.removeAll(copies.keySet());
     Set<String> byConnector = new HashSet<>();
@@ -224,6 +234,7 @@ class PostgresCutOverTest {
                 + "| duplicates | %d |%n"
                 + "| named by the README: connector-published after the watermark | %d |%n"
                 + "| published by the connector and by the relays before the switch | %d |%n"
+                + "| purged under CDC, right after commit | %d |%n"
                 + "| lost | %d |%n"
                 + "| stock router's default snapshot: relay-published events it sent again | %d |",
             appended.size(),
@@ -237,6 +248,7 @@ class PostgresCutOverTest {
             duplicates.size(),
             wayBackDuplicates.size(),
             connectorAndRelayBefore.size(),
+            purger.purged,
             lost.size(),
             stockRepublished.size());
     System.out.println(report);
@@ -354,6 +366,7 @@ class PostgresCutOverTest {
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final int[] next = new int[AGGREGATES];
+    private final Set<String> committed = ConcurrentHashMap.newKeySet();
     private int turn;
 
     void backlog(int events) throws Exception {
@@ -365,6 +378,9 @@ class PostgresCutOverTest {
         c.setAutoCommit(false);
         Outbox.appendAll(c, batch);
         c.commit();
+      }
+      for (OutboxEvent e : batch) {
+        committed.add(e.id().toString());
       }
     }
 
@@ -382,9 +398,43 @@ class PostgresCutOverTest {
       try (Connection c = db.connect()) {
         c.setAutoCommit(false);
         while (running.get() && System.nanoTime() < giveUp) {
-          Outbox.append(c, nextEvent());
+          OutboxEvent e = nextEvent();
+          Outbox.append(c, e);
           c.commit();
+          committed.add(e.id().toString());
           Thread.sleep(1);
+        }
+      } catch (Exception | AssertionError e) {
+        failure.set(e);
+      }
+    }
+
+    void stop() {
+      running.set(false);
+    }
+  }
+
+  /** The README's purge under CDC, in a loop, with seconds for its days. */
+  private final class Purger implements Runnable {
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private volatile int purged;
+
+    @Override
+    public void run() {
+      try (Connection c = db.connect();
+          PreparedStatement purge =
+              c.prepareStatement(
+                  "DELETE FROM outbox_event"
+                      + " WHERE seq IN (SELECT seq FROM outbox_event"
+                      + "                WHERE occurred_at < now() - INTERVAL '0.2 seconds'"
+                      + "                ORDER BY seq LIMIT 1000)")) {
+        while (running.get()) {
+          int n = purge.executeUpdate();
+          purged += n;
+          if (n == 0) {
+            Thread.sleep(50);
+          }
         }
       } catch (Exception | AssertionError e) {
         failure.set(e);
