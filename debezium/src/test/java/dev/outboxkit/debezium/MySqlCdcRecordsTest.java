@@ -48,6 +48,7 @@ class MySqlCdcRecordsTest extends CdcRecordsContractTest {
     p.put("schema.history.internal", "io.debezium.relational.history.MemorySchemaHistory");
     p.put("include.schema.changes", "false");
     p.put("snapshot.mode", "no_data");
+    p.put("tombstones.on.delete", "false");
     return p;
   }
 

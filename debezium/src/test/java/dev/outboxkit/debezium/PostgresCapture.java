@@ -64,6 +64,7 @@ final class PostgresCapture {
     p.put("publication.autocreate.mode", "disabled");
     p.put("table.include.list", table);
     p.put("snapshot.mode", snapshotMode);
+    p.put("tombstones.on.delete", "false");
     p.put(
         "snapshot.select.statement.overrides." + table,
         "SELECT * FROM " + table + " WHERE status IN ('PENDING', 'IN_FLIGHT') ORDER BY seq");

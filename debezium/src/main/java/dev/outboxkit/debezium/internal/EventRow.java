@@ -63,72 +63,72 @@ public final class EventRow {
     return new EventRow(row, table);
   }
 
-  /** The event id in canonical UUID text, as the relay reads it. */
+  /** {@return the event id in canonical UUID text, as the relay reads it} */
   public String id() {
     return id;
   }
 
-  /** The aggregate type. */
+  /** {@return the aggregate type} */
   public String aggregateType() {
     return aggregateType;
   }
 
-  /** The aggregate id. */
+  /** {@return the aggregate id} */
   public String aggregateId() {
     return aggregateId;
   }
 
-  /** The event type. */
+  /** {@return the event type} */
   public String eventType() {
     return eventType;
   }
 
-  /** The payload schema version. */
+  /** {@return the payload schema version} */
   public int schemaVersion() {
     return schemaVersion;
   }
 
-  /** The destination, or null. */
+  /** {@return the destination, or null} */
   public String destination() {
     return destination;
   }
 
-  /** The tenant, or null. */
+  /** {@return the tenant, or null} */
   public String tenant() {
     return tenant;
   }
 
-  /** The payload bytes (not copied). */
+  /** {@return the payload bytes (not copied)} */
   public byte[] payload() {
     return payload;
   }
 
-  /** The payload's media type. */
+  /** {@return the payload's media type} */
   public String contentType() {
     return contentType;
   }
 
-  /** The user headers in column order. */
+  /** {@return the user headers in column order} */
   public Map<String, String> headers() {
     return headers;
   }
 
-  /** When the event happened. */
+  /** {@return when the event happened} */
   public Instant occurredAt() {
     return occurredAt;
   }
 
-  /** When the relay would have claimed it first, or null if the column is absent. */
+  /** {@return when the relay would have claimed it first, or null if the column is absent} */
   public Instant availableAt() {
     return availableAt;
   }
 
-  /** When it expires, or null. */
+  /** {@return when it expires, or null} */
   public Instant expiresAt() {
     return expiresAt;
   }
 
-  /** The relay's status column: PENDING, IN_FLIGHT, PUBLISHED, DEAD or EXPIRED. */
+  /** {@return the relay's status column: PENDING, IN_FLIGHT, PUBLISHED, DEAD or EXPIRED} */
   public String status() {
     return status;
   }
