@@ -242,7 +242,7 @@ abstract class CdcRecordsContractTest {
     awaitCapturing(db, moduleName);
     awaitCapturing(db, oldName);
     awaitCapturing(db, bestName);
-    firstBarrier(engines);
+    Barriers.firstBarrier(db.dataSource(), engines);
 
     List<OutboxEvent> events = spread();
     try (Connection c = db.connect()) {
@@ -266,9 +266,9 @@ abstract class CdcRecordsContractTest {
             .expiresAt(now.minusSeconds(60))
             .build();
     try (LogCapture logs = LogCapture.start()) {
-      append(delayed);
-      append(expired);
-      barrier(engines); // everything above has gone through every engine
+      Barriers.append(db.dataSource(), delayed);
+      Barriers.append(db.dataSource(), expired);
+      Barriers.barrier(db.dataSource(), engines); // everything above has gone through every engine
       List<String> names = List.of(moduleName, oldName, bestName);
       int[] updatesBefore = new int[names.size()];
       for (int i = 0; i < names.size(); i++) {
@@ -282,7 +282,7 @@ abstract class CdcRecordsContractTest {
         relay.drain();
       }
       // The relay's UPDATEs (claims, acknowledgements) reach the engines before this marker.
-      barrier(engines);
+      Barriers.barrier(db.dataSource(), engines);
 
       assertThat(
               logs.lines().stream()
@@ -551,45 +551,6 @@ abstract class CdcRecordsContractTest {
   /** A name unique to this test run, also used for slots and topic prefixes. */
   String engineName(String role) {
     return "okt_" + role + "_" + run;
-  }
-
-  /** Appends a marker and waits until every engine published it: all earlier commits are in. */
-  void barrier(CdcEngine... engines) throws Exception {
-    OutboxEvent marker = OutboxEvent.builder("Marker", "m", "Barrier").payload("{}").build();
-    append(marker);
-    for (CdcEngine engine : engines) {
-      engine.awaitEvent(marker.id().toString(), Duration.ofSeconds(60));
-    }
-  }
-
-  /**
-   * Appends markers until one reached every engine: from then on every commit is captured. A
-   * connector that has no visible readiness (MySQL's binlog reader) may miss the first ones.
-   */
-  void firstBarrier(CdcEngine... engines) throws Exception {
-    long giveUp = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-    while (true) {
-      OutboxEvent marker = OutboxEvent.builder("Marker", "m", "Barrier").payload("{}").build();
-      append(marker);
-      boolean all = true;
-      for (CdcEngine engine : engines) {
-        all &=
-            engine.await(
-                r -> marker.id().toString().equals(CdcEngine.eventId(r)), Duration.ofSeconds(2));
-      }
-      if (all) {
-        return;
-      }
-      assertThat(System.nanoTime()).as("engines capturing within 90 s").isLessThan(giveUp);
-    }
-  }
-
-  void append(OutboxEvent event) throws Exception {
-    try (Connection c = db.connect()) {
-      c.setAutoCommit(false);
-      Outbox.append(c, event);
-      c.commit();
-    }
   }
 
   /** The broker's records on the test's topics (with a prefix), by event id. */

@@ -13,6 +13,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.kafka.connect.data.Schema;
@@ -22,6 +23,7 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.transforms.Transformation;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -56,6 +58,13 @@ class OutboxEventRouterTest {
         .isEqualTo(CdcRecordsContractTest.TRANSPORT_HEADERS);
     assertThat(OutboxEventRouter.RESERVED_HEADERS)
         .isEqualTo(Set.copyOf(CdcRecordsContractTest.TRANSPORT_HEADERS));
+  }
+
+  @Test
+  @SuppressWarnings("rawtypes")
+  void connect_finds_it_through_the_service_loader() {
+    assertThat(ServiceLoader.load(Transformation.class).stream().map(ServiceLoader.Provider::type))
+        .contains(OutboxEventRouter.class);
   }
 
   @Test

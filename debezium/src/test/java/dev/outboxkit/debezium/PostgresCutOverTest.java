@@ -127,7 +127,7 @@ class PostgresCutOverTest {
     CdcEngine stock = startStockEngine(name + "_stock");
     open.add(stock);
     PostgresCapture.awaitSlotActive(db, name);
-    barrier(cdc);
+    Barriers.barrier(db.dataSource(), cdc);
     // Under CDC the relay marks nothing: the README's purge statement keeps the table small. It
     // deletes rows right after their commit here, to show the connector still publishes them.
     Purger purger = new Purger();
@@ -307,16 +307,6 @@ class PostgresCutOverTest {
     CdcRecordsContractTest.stockRouter(p);
     return CdcEngine.start(
         name, p, CdcRecordsContractTest.oldReadmeWorker(), broker.bootstrapServers(), "stock.");
-  }
-
-  private void barrier(CdcEngine engine) throws Exception {
-    OutboxEvent marker = OutboxEvent.builder("Marker", "m", "Barrier").payload("{}").build();
-    try (Connection c = db.connect()) {
-      c.setAutoCommit(false);
-      Outbox.append(c, marker);
-      c.commit();
-    }
-    engine.awaitEvent(marker.id().toString(), Duration.ofSeconds(60));
   }
 
   private Set<String> ids(String where) throws Exception {
