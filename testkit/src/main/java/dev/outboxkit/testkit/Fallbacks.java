@@ -21,18 +21,7 @@ final class Fallbacks {
    * not silently skipped.
    */
   static Optional<DatabaseServer> start(Flavor flavor) {
-    if (flavor == Flavor.H2) {
-      return Optional.empty();
-    }
-    String os = System.getProperty("os.name");
-    String arch = System.getProperty("os.arch");
-    if (!os.toLowerCase(Locale.ROOT).startsWith("linux")
-        || !(arch.equals("amd64") || arch.equals("x86_64"))) {
-      log.warn(
-          "no embedded {} server for {} {}: the test kit ships Linux x86-64 binaries only",
-          flavor,
-          os,
-          arch);
+    if (flavor == Flavor.H2 || !runsHere(flavor.toString())) {
       return Optional.empty();
     }
     switch (flavor) {
@@ -45,5 +34,28 @@ final class Fallbacks {
       default:
         throw new AssertionError(flavor);
     }
+  }
+
+  /** An embedded PostgreSQL with {@code wal_level=logical}, separate from the shared one. */
+  static Optional<DatabaseServer> startLogicalPostgres() {
+    if (!runsHere("PostgreSQL (wal_level=logical)")) {
+      return Optional.empty();
+    }
+    return Optional.of(EmbeddedPostgresServer.startLogical());
+  }
+
+  private static boolean runsHere(String what) {
+    String os = System.getProperty("os.name");
+    String arch = System.getProperty("os.arch");
+    if (!os.toLowerCase(Locale.ROOT).startsWith("linux")
+        || !(arch.equals("amd64") || arch.equals("x86_64"))) {
+      log.warn(
+          "no embedded {} server for {} {}: the test kit ships Linux x86-64 binaries only",
+          what,
+          os,
+          arch);
+      return false;
+    }
+    return true;
   }
 }

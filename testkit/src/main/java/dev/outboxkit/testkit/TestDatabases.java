@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 public final class TestDatabases {
   private static final Logger log = LoggerFactory.getLogger(TestDatabases.class);
   private static final Map<Flavor, Optional<DatabaseServer>> SERVERS = new EnumMap<>(Flavor.class);
+  private static Optional<DatabaseServer> logicalPostgres;
 
   private TestDatabases() {}
 
@@ -48,6 +49,25 @@ public final class TestDatabases {
   /** The shared server of this flavour, started on first use, or empty if none can be had. */
   public static synchronized Optional<DatabaseServer> server(Flavor flavor) {
     return SERVERS.computeIfAbsent(flavor, TestDatabases::find);
+  }
+
+  /**
+   * Creates a fresh, empty database (a schema) on a PostgreSQL server with {@code
+   * wal_level=logical}, for change data capture tests; skips the calling test if none can be had.
+   * The server is always one this JVM starts for itself (embedded, on first use), never the one
+   * named by {@code OUTBOXKIT_TEST_POSTGRES_URL}: logical decoding needs a server restart to turn
+   * on, and tests never reconfigure a shared server.
+   *
+   * @param prefix readable part of the schema name, e.g. the test class's simple name
+   */
+  public static synchronized TestDatabase createLogicalReplication(String prefix) {
+    if (logicalPostgres == null) {
+      logicalPostgres = Fallbacks.startLogicalPostgres();
+    }
+    Assumptions.assumeTrue(
+        logicalPostgres.isPresent(),
+        "no embedded PostgreSQL with wal_level=logical can run on this machine");
+    return logicalPostgres.get().createDatabase(prefix);
   }
 
   private static Optional<DatabaseServer> find(Flavor flavor) {

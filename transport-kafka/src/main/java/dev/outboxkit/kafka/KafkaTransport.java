@@ -63,36 +63,14 @@ import org.slf4j.LoggerFactory;
  * #DEFAULT_TOPIC_PREFIX} followed by the aggregate type, e.g. {@code outbox.event.Order}. An
  * illegal topic name is rejected at once.
  *
- * <h2>Debezium compatibility</h2>
+ * <h2>Change data capture</h2>
  *
- * <p>The default rule, key and event-id header are those of Debezium's Outbox Event Router with its
- * defaults, so users can switch from this relay to Debezium (or back) on the same table without
- * moving topics, keys or partitions:
- *
- * <table>
- *   <caption>Debezium Outbox Event Router defaults and their equivalent here</caption>
- *   <tr><th>router option (default)</th><th>effect</th><th>here</th></tr>
- *   <tr><td>{@code route.by.field} ({@code aggregatetype}), {@code route.topic.regex}
- *       ({@code (?<routedByValue>.*)}), {@code route.topic.replacement}
- *       ({@code outbox.event.${routedByValue}})</td>
- *       <td>topic {@code outbox.event.<aggregatetype>}</td>
- *       <td>{@value #DEFAULT_TOPIC_PREFIX} + aggregate type, unchanged in case</td></tr>
- *   <tr><td>{@code table.field.event.key} ({@code aggregateid})</td><td>record key</td>
- *       <td>key = aggregate id</td></tr>
- *   <tr><td>{@code table.field.event.id} ({@code id})</td><td>header {@code id}</td>
- *       <td>header {@value KafkaEvents#HEADER_EVENT_ID} = event id</td></tr>
- *   <tr><td>{@code table.field.event.payload} ({@code payload})</td><td>record value</td>
- *       <td>value = payload bytes</td></tr>
- *   <tr><td>{@code table.fields.additional.placement} (none)</td><td>no other headers</td>
- *       <td>the other headers of {@link KafkaEvents} are extra; Debezium consumers ignore
- *       them</td></tr>
- * </table>
- *
- * <p>Partitions match only if the connector serializes the key as a plain string ({@code
- * key.converter=org.apache.kafka.connect.storage.StringConverter}): a JSON key converter writes
- * {@code "id"} with quotes, other bytes, another partition. Debezium writes the {@code id} header
- * through the worker's header converter; {@link KafkaEvents#eventId} reads both the plain and the
- * JSON-quoted form.
+ * <p>A Debezium connector on the same table publishes the same records as this transport (topic,
+ * key, value bytes and every header) through {@code dev.outboxkit.debezium.OutboxEventRouter} in
+ * {@code outboxkit-debezium}, so users can switch from the relay to CDC, or back, without consumers
+ * noticing; the project README gives the connector configuration and the cut-over steps. The
+ * default topic rule, the key and the {@code id} header are also those of Debezium's own Outbox
+ * Event Router with its defaults, but that router's values and other headers differ.
  *
  * <h2>Batches</h2>
  *

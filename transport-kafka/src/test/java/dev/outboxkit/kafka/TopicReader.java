@@ -2,6 +2,7 @@ package dev.outboxkit.kafka;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -10,6 +11,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -32,6 +34,20 @@ final class TopicReader {
    */
   static List<ConsumerRecord<String, byte[]>> readAll(
       String bootstrapServers, String topic, boolean readCommitted, int atLeast) {
+    return readAll(
+        bootstrapServers, List.of(topic), readCommitted, atLeast, new StringDeserializer());
+  }
+
+  /**
+   * As above, for several topics with one consumer, keys read by the given deserializer (e.g. raw
+   * bytes). Records of one partition come in offset order.
+   */
+  static <K> List<ConsumerRecord<K, byte[]>> readAll(
+      String bootstrapServers,
+      Collection<String> topics,
+      boolean readCommitted,
+      int atLeast,
+      Deserializer<K> keys) {
     Map<String, Object> config =
         Map.of(
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -40,15 +56,17 @@ final class TopicReader {
             readCommitted ? "read_committed" : "read_uncommitted",
             ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
             "false");
-    try (KafkaConsumer<String, byte[]> consumer =
-        new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer())) {
+    try (KafkaConsumer<K, byte[]> consumer =
+        new KafkaConsumer<>(config, keys, new ByteArrayDeserializer())) {
       List<TopicPartition> partitions = new ArrayList<>();
-      for (PartitionInfo p : consumer.partitionsFor(topic, Duration.ofSeconds(10))) {
-        partitions.add(new TopicPartition(topic, p.partition()));
+      for (String topic : topics) {
+        for (PartitionInfo p : consumer.partitionsFor(topic, Duration.ofSeconds(10))) {
+          partitions.add(new TopicPartition(topic, p.partition()));
+        }
       }
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
-      List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+      List<ConsumerRecord<K, byte[]>> records = new ArrayList<>();
       long giveUp = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       while (true) {
         Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(10));
@@ -57,15 +75,14 @@ final class TopicReader {
         }
         if (System.nanoTime() - giveUp > 0) {
           throw new AssertionError(
-              "read " + records.size() + " records of " + topic + ", wanted " + atLeast);
+              "read " + records.size() + " records of " + topics + ", wanted " + atLeast);
         }
         consumer.poll(Duration.ofMillis(100)).forEach(records::add);
       }
     }
   }
 
-  private static boolean reachedEnd(
-      KafkaConsumer<String, byte[]> consumer, Map<TopicPartition, Long> end) {
+  private static boolean reachedEnd(KafkaConsumer<?, ?> consumer, Map<TopicPartition, Long> end) {
     for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
       if (consumer.position(e.getKey()) < e.getValue()) {
         return false;

@@ -1,14 +1,15 @@
 package dev.outboxkit.kafka;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * The Kafka transport's test broker ({@link KafkaBroker}) and {@link TopicReader}, opened to the
- * fault-injection suite. Both are package-private in the transport's test-jar; this class lives in
- * the same package (on the class path, packages may span jars) so the suite reuses that broker
- * rather than growing a second one.
+ * The Kafka transport's test broker ({@link KafkaBroker}) and {@link TopicReader}, opened to other
+ * modules' tests (the fault-injection suite, the Debezium module) through this module's test-jar,
+ * so they reuse that broker rather than growing a second one.
  */
 public final class KafkaTestBroker implements AutoCloseable {
   private final KafkaBroker broker;
@@ -58,6 +59,16 @@ public final class KafkaTestBroker implements AutoCloseable {
   /** Every record of the topic, from the beginning to the end offsets at the time of the call. */
   public List<ConsumerRecord<String, byte[]>> readAll(String topic) {
     return TopicReader.readAll(broker.bootstrapServers(), topic);
+  }
+
+  /**
+   * Every record of the topics with its key as raw bytes, from the beginning to the end offsets at
+   * the time of the call, reading until at least {@code atLeast} arrived. One consumer for all:
+   * records of one partition come in offset order.
+   */
+  public List<ConsumerRecord<byte[], byte[]>> readAllRaw(Collection<String> topics, int atLeast) {
+    return TopicReader.readAll(
+        broker.bootstrapServers(), topics, false, atLeast, new ByteArrayDeserializer());
   }
 
   @Override
