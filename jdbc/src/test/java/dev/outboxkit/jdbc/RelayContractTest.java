@@ -12,6 +12,7 @@ import dev.outboxkit.Transport;
 import dev.outboxkit.jdbc.internal.RelayStore;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.testing.RecordingTransport;
+import dev.outboxkit.testkit.MutableClock;
 import dev.outboxkit.testkit.StatementHook;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

@@ -10,6 +10,7 @@ import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.testing.RecordingTransport;
 import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.MutableClock;
 import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.TestDatabases;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

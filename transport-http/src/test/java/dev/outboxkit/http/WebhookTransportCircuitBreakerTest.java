@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.SendResult.Status;
+import dev.outboxkit.testkit.MutableClock;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;

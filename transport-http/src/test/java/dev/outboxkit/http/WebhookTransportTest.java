@@ -13,6 +13,7 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.SendResult.Status;
+import dev.outboxkit.testkit.MutableClock;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

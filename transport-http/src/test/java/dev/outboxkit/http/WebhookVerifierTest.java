@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.http.WebhookVerifier.Refusal;
+import dev.outboxkit.testkit.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
