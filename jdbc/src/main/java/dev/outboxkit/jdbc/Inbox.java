@@ -2,8 +2,9 @@ package dev.outboxkit.jdbc;
 
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.jdbc.internal.BatchedDelete;
-import dev.outboxkit.jdbc.internal.Dialects;
+import dev.outboxkit.jdbc.internal.OutboxSql;
 import dev.outboxkit.jdbc.internal.SqlDialect;
+import dev.outboxkit.jdbc.internal.SqlResolver;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.jdbc.internal.TimeBound;
 import java.sql.Connection;
@@ -44,19 +45,19 @@ public final class Inbox {
   public static final int MAX_CONSUMER_LENGTH = 200;
 
   private final TableName table;
-  private final Dialect dialect;
   private final int purgeBatchSize;
   private final TimeBound purgeBound;
+  private final SqlResolver resolver;
 
   private Inbox(Builder b) {
     this.table = b.table;
-    this.dialect = b.dialect;
     this.purgeBatchSize = b.purgeBatchSize;
+    this.resolver = SqlResolver.perDatabase(b.dialect, b.table);
     this.purgeBound = new TimeBound(b.statementTimeout, this::dialectOf);
   }
 
   private SqlDialect dialectOf(Connection c) throws SQLException {
-    return Dialects.sql(dialect != null ? dialect : Dialect.detect(c));
+    return resolver.sql(c).dialect();
   }
 
   /** {@return an inbox on {@code outbox_inbox}, dialect detected per connection} */
@@ -95,9 +96,9 @@ public final class Inbox {
           "the connection is in auto-commit mode, so the inbox record would commit apart from the"
               + " effect it guards: call connection.setAutoCommit(false) and commit both together");
     }
-    SqlDialect sql = dialectOf(connection);
-    try (PreparedStatement ps =
-        connection.prepareStatement(sql.inboxInsert().replace("{table}", table.qualified()))) {
+    OutboxSql statements = resolver.sql(connection);
+    SqlDialect sql = statements.dialect();
+    try (PreparedStatement ps = connection.prepareStatement(statements.sql(sql.inboxInsert()))) {
       ps.setString(1, consumer);
       sql.setUuid(ps, 2, eventId);
       return ps.executeUpdate() == 1;
@@ -128,7 +129,10 @@ public final class Inbox {
         retention,
         purgeBatchSize,
         purgeBound,
-        c -> dialectOf(c).inboxPurge().replace("{table}", table.qualified()));
+        c -> {
+          OutboxSql statements = resolver.sql(c);
+          return statements.sql(statements.dialect().inboxPurge());
+        });
   }
 
   /** Configures an {@link Inbox}. */

@@ -2,9 +2,9 @@ package dev.outboxkit.jdbc;
 
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.jdbc.internal.BatchedDelete;
-import dev.outboxkit.jdbc.internal.Dialects;
 import dev.outboxkit.jdbc.internal.OutboxSql;
 import dev.outboxkit.jdbc.internal.RetentionSweep;
+import dev.outboxkit.jdbc.internal.SqlResolver;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.jdbc.internal.TimeBound;
 import dev.outboxkit.jdbc.internal.Transactions;
@@ -51,15 +51,14 @@ public final class OutboxAdmin {
 
   private final DataSource ds;
   private final TableName table;
-  private final Dialect explicitDialect;
   private final int purgeBatchSize;
   private final TimeBound bound;
-  private volatile OutboxSql sql;
+  private final SqlResolver resolver;
 
   private OutboxAdmin(Builder b) {
     this.ds = b.dataSource;
     this.table = b.table;
-    this.explicitDialect = b.dialect;
+    this.resolver = SqlResolver.owned(b.dialect, table);
     this.purgeBatchSize = b.purgeBatchSize;
     this.bound = new TimeBound(b.statementTimeout, c -> sql(c).dialect());
   }
@@ -302,14 +301,7 @@ public final class OutboxAdmin {
   }
 
   private OutboxSql sql(Connection c) throws SQLException {
-    OutboxSql s = sql;
-    if (s == null) {
-      s =
-          OutboxSql.of(
-              Dialects.sql(explicitDialect != null ? explicitDialect : Dialect.detect(c)), table);
-      sql = s;
-    }
-    return s;
+    return resolver.sql(c);
   }
 
   /** Configures an {@link OutboxAdmin}. */

@@ -4,15 +4,15 @@ import dev.outboxkit.InvalidEventException;
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.internal.ContextHeaders;
-import dev.outboxkit.jdbc.internal.Dialects;
 import dev.outboxkit.jdbc.internal.HeadersCodec;
 import dev.outboxkit.jdbc.internal.Micros;
+import dev.outboxkit.jdbc.internal.OutboxSql;
 import dev.outboxkit.jdbc.internal.SqlDialect;
+import dev.outboxkit.jdbc.internal.SqlResolver;
 import dev.outboxkit.jdbc.internal.TableName;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -48,23 +48,19 @@ public final class OutboxWriter {
   public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1 << 20;
 
   private final TableName table;
-  private final Dialect dialect;
   private final boolean allowAutoCommit;
   private final boolean managedTransactions;
   private final int maxPayloadBytes;
   private final ContextHeaders contextHeaders;
-  private final Map<Dialect, String> insertSql = new EnumMap<>(Dialect.class);
+  private final SqlResolver resolver;
 
   private OutboxWriter(Builder b) {
     this.table = b.table;
-    this.dialect = b.dialect;
     this.allowAutoCommit = b.allowAutoCommit;
     this.managedTransactions = b.managedTransactions;
     this.maxPayloadBytes = b.maxPayloadBytes;
     this.contextHeaders = b.contextHeaders;
-    for (Dialect d : Dialect.values()) {
-      insertSql.put(d, Dialects.sql(d).insert().replace("{table}", table.qualified()));
-    }
+    this.resolver = SqlResolver.perDatabase(b.dialect, table);
   }
 
   /** {@return a builder that starts from the defaults of {@link Outbox#append}} */
@@ -87,11 +83,10 @@ public final class OutboxWriter {
     Objects.requireNonNull(event, "event");
     checkConnection(connection);
     checkPayload(event);
-    Dialect d = dialectOf(connection);
-    SqlDialect sql = Dialects.sql(d);
+    OutboxSql sql = resolver.sql(connection);
     Map<String, String> context = context();
-    try (PreparedStatement ps = connection.prepareStatement(insertSql.get(d))) {
-      bind(sql, ps, event, context);
+    try (PreparedStatement ps = connection.prepareStatement(sql.sql(sql.dialect().insert()))) {
+      bind(sql.dialect(), ps, event, context);
       ps.executeUpdate();
     }
   }
@@ -114,12 +109,11 @@ public final class OutboxWriter {
     if (events.isEmpty()) {
       return;
     }
-    Dialect d = dialectOf(connection);
-    SqlDialect sql = Dialects.sql(d);
+    OutboxSql sql = resolver.sql(connection);
     Map<String, String> context = context();
-    try (PreparedStatement ps = connection.prepareStatement(insertSql.get(d))) {
+    try (PreparedStatement ps = connection.prepareStatement(sql.sql(sql.dialect().insert()))) {
       for (OutboxEvent event : events) {
-        bind(sql, ps, event, context);
+        bind(sql.dialect(), ps, event, context);
         ps.addBatch();
       }
       ps.executeBatch();
@@ -161,10 +155,6 @@ public final class OutboxWriter {
 
   private Map<String, String> context() {
     return contextHeaders == null ? Map.of() : contextHeaders.current();
-  }
-
-  private Dialect dialectOf(Connection connection) throws SQLException {
-    return dialect != null ? dialect : Dialect.detect(connection);
   }
 
   private static void bind(

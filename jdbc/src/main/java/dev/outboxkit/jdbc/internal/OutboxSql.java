@@ -1,11 +1,13 @@
 package dev.outboxkit.jdbc.internal;
 
 import java.util.StringJoiner;
+import java.util.concurrent.ConcurrentHashMap;
 
-/** The statements of one dialect with one table name filled in. Immutable. */
+/** The statements of one dialect with one table name filled in, each rendered once. Thread-safe. */
 public final class OutboxSql {
   private final SqlDialect dialect;
   private final TableName table;
+  private final ConcurrentHashMap<String, String> rendered = new ConcurrentHashMap<>();
 
   private OutboxSql(SqlDialect dialect, TableName table) {
     this.dialect = dialect;
@@ -29,7 +31,7 @@ public final class OutboxSql {
 
   /** A dialect statement with the table filled in. */
   public String sql(String template) {
-    return template.replace("{table}", table.qualified());
+    return rendered.computeIfAbsent(template, t -> t.replace("{table}", table.qualified()));
   }
 
   /** A dialect statement with the table and {@code count} seq placeholders filled in. */

@@ -35,9 +35,8 @@ public final class RelayStore {
 
   private final DataSource ds;
   private final TableName table;
-  private final Dialect explicitDialect;
   private final TimeBound bound;
-  private volatile OutboxSql sql;
+  private final SqlResolver resolver;
 
   /**
    * Set when the last ordered claim came back short, i.e. its scan found fewer claimable heads than
@@ -56,7 +55,7 @@ public final class RelayStore {
   public RelayStore(DataSource ds, TableName table, Dialect dialect, Duration statementTimeout) {
     this.ds = ds;
     this.table = table;
-    this.explicitDialect = dialect;
+    this.resolver = SqlResolver.owned(dialect, table);
     this.bound = new TimeBound(statementTimeout, c -> sql(c).dialect());
   }
 
@@ -81,13 +80,7 @@ public final class RelayStore {
   }
 
   private OutboxSql sql(Connection c) throws SQLException {
-    OutboxSql s = sql;
-    if (s == null) {
-      Dialect d = explicitDialect != null ? explicitDialect : Dialect.detect(c);
-      s = OutboxSql.of(Dialects.sql(d), table);
-      sql = s;
-    }
-    return s;
+    return resolver.sql(c);
   }
 
   private <T> T inTransaction(Transactions.Work<T> work) throws SQLException {
@@ -101,7 +94,7 @@ public final class RelayStore {
   }
 
   private <T> T inTransaction(Claim claim, Transactions.Work<T> work) throws SQLException {
-    OutboxSql s = sql;
+    OutboxSql s = resolver.known();
     if (s == null) {
       // First call: learn the dialect, so the transaction starts the right way.
       try (Connection c = ds.getConnection()) {
@@ -205,7 +198,10 @@ public final class RelayStore {
     while (true) {
       boolean withRuns = runs;
       boolean sparse =
-          ordered && headsScarce && sql != null && sql.dialect().claimOrderedSparse() != null;
+          ordered
+              && headsScarce
+              && resolver.known() != null
+              && resolver.known().dialect().claimOrderedSparse() != null;
       int[] heads = new int[1];
       // Cleared by a claim that saw every due PENDING row, all of them heads: no run to look for.
       boolean[] runsPossible = {true};
@@ -582,7 +578,7 @@ public final class RelayStore {
     int updated = 0;
     for (int from = 0; from < acks.size(); from += MAX_IN_LIST) {
       List<Ack> chunk = acks.subList(from, Math.min(acks.size(), from + MAX_IN_LIST));
-      try (PreparedStatement ps = c.prepareStatement(sql.sql(template, chunk.size()))) {
+      try (PreparedStatement ps = c.prepareStatement(sql(c).sql(template, chunk.size()))) {
         ps.setString(1, owner);
         int i = 2;
         for (Ack ack : chunk) {
@@ -599,7 +595,7 @@ public final class RelayStore {
     if (acks == null) {
       return 0;
     }
-    try (PreparedStatement ps = c.prepareStatement(sql.sql(template))) {
+    try (PreparedStatement ps = c.prepareStatement(sql(c).sql(template))) {
       for (Ack ack : acks) {
         ps.setLong(1, ack.delayMicros());
         ps.setInt(2, ack.charged() ? 1 : 0);
@@ -628,7 +624,7 @@ public final class RelayStore {
     for (List<Ack> group : groups.values()) {
       for (int from = 0; from < group.size(); from += MAX_IN_LIST) {
         List<Ack> chunk = group.subList(from, Math.min(group.size(), from + MAX_IN_LIST));
-        try (PreparedStatement ps = c.prepareStatement(sql.sql(template, chunk.size()))) {
+        try (PreparedStatement ps = c.prepareStatement(sql(c).sql(template, chunk.size()))) {
           ps.setLong(1, chunk.get(0).delayMicros());
           ps.setString(2, chunk.get(0).error());
           ps.setString(3, owner);
@@ -648,7 +644,7 @@ public final class RelayStore {
     if (acks == null) {
       return 0;
     }
-    try (PreparedStatement ps = c.prepareStatement(sql.sql(template))) {
+    try (PreparedStatement ps = c.prepareStatement(sql(c).sql(template))) {
       for (Ack ack : acks) {
         ps.setString(1, ack.error());
         ps.setLong(2, ack.seq());

@@ -1,0 +1,102 @@
+package dev.outboxkit.jdbc.internal;
+
+import dev.outboxkit.jdbc.Dialect;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one home of "the dialect named, else the one the connection's database reports", and of the
+ * statements rendered for one table. Every component asks it: the relay's store, the admin, the
+ * writer, the inbox.
+ *
+ * <ul>
+ *   <li>A component that owns its data source (relay, admin) resolves once: the dialect named, or
+ *       the one the first connection reports, is kept ({@link #owned}).
+ *   <li>A writer or an inbox works on its callers' connections, which may belong to different
+ *       databases (one default writer serves every {@code Outbox.append}): it keeps the answer per
+ *       database URL ({@link #perDatabase}).
+ * </ul>
+ *
+ * Each resolution is logged once, at DEBUG.
+ */
+public final class SqlResolver {
+  private static final Logger log = LoggerFactory.getLogger(SqlResolver.class);
+
+  /** Databases a per-database resolver remembers before it starts over. */
+  private static final int MAX_DATABASES = 64;
+
+  private final Dialect named;
+  private final TableName table;
+  private final boolean perDatabase;
+  private final OutboxSql fixed;
+  private volatile OutboxSql resolved;
+  private final ConcurrentHashMap<String, OutboxSql> byDatabase = new ConcurrentHashMap<>();
+
+  private SqlResolver(Dialect named, TableName table, boolean perDatabase) {
+    this.named = named;
+    this.table = table;
+    this.perDatabase = perDatabase;
+    this.fixed = named == null ? null : OutboxSql.of(Dialects.sql(named), table);
+  }
+
+  /**
+   * For a component with a data source of its own.
+   *
+   * @param named the dialect the user named, or null to detect it from the first connection
+   */
+  public static SqlResolver owned(Dialect named, TableName table) {
+    return new SqlResolver(named, table, false);
+  }
+
+  /**
+   * For a component that works on its callers' connections.
+   *
+   * @param named the dialect the user named, or null to detect it per database
+   */
+  public static SqlResolver perDatabase(Dialect named, TableName table) {
+    return new SqlResolver(named, table, true);
+  }
+
+  /**
+   * The statements kept so far, without asking a connection: the named dialect's, or an owned
+   * resolver's once its first connection told; null before that (and always for a per-database
+   * resolver without a named dialect).
+   */
+  public OutboxSql known() {
+    return fixed != null ? fixed : resolved;
+  }
+
+  /** The statements for this connection's database. */
+  public OutboxSql sql(Connection c) throws SQLException {
+    if (fixed != null) {
+      return fixed;
+    }
+    if (!perDatabase) {
+      OutboxSql s = resolved;
+      if (s == null) {
+        s = detect(c);
+        resolved = s;
+      }
+      return s;
+    }
+    String url = String.valueOf(c.getMetaData().getURL());
+    OutboxSql s = byDatabase.get(url);
+    if (s == null) {
+      if (byDatabase.size() >= MAX_DATABASES) {
+        byDatabase.clear();
+      }
+      s = detect(c);
+      byDatabase.put(url, s);
+    }
+    return s;
+  }
+
+  private OutboxSql detect(Connection c) throws SQLException {
+    Dialect d = Dialect.detect(c);
+    log.debug("table {}: dialect {} detected", table.qualified(), d);
+    return OutboxSql.of(Dialects.sql(d), table);
+  }
+}
