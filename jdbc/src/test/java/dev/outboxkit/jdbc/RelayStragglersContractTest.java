@@ -92,6 +92,46 @@ abstract class RelayStragglersContractTest extends RelayDatabaseTest {
     assertThat(row(slow.id())).containsEntry("status", "PUBLISHED").containsEntry("attempts", 0);
   }
 
+  /**
+   * A future completed with an Error (a class missing at run time) or with null is that event's
+   * retry: charged once, sent again, delivered; the rest of the batch is not touched.
+   */
+  @Test
+  void a_future_failing_with_an_error_or_null_is_that_events_retry() throws Exception {
+    List<OutboxEvent> events = append(10, i -> event("a" + i, i));
+    Transport failingFutures =
+        new Transport() {
+          @Override
+          public SendResult send(OutboxMessage m) {
+            return SendResult.delivered();
+          }
+
+          @Override
+          public List<CompletableFuture<SendResult>> sendBatchAsync(List<OutboxMessage> batch) {
+            List<CompletableFuture<SendResult>> futures = new ArrayList<>();
+            for (OutboxMessage m : batch) {
+              CompletableFuture<SendResult> f = new CompletableFuture<>();
+              if (m.attempt() == 1 && number(m) == 1) {
+                f.completeExceptionally(new NoClassDefFoundError("injected/Missing"));
+              } else if (m.attempt() == 1 && number(m) == 2) {
+                f.complete(null);
+              } else {
+                f.complete(SendResult.delivered());
+              }
+              futures.add(f);
+            }
+            return futures;
+          }
+        };
+    try (OutboxRelay relay = relay(failingFutures, "failing-futures").batchSize(10).build()) {
+      assertThat(relay.drainUntilDone(Duration.ofSeconds(10))).isEqualTo(12);
+    }
+    assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(10);
+    assertThat(row(events.get(1).id())).containsEntry("attempts", 1);
+    assertThat(row(events.get(2).id())).containsEntry("attempts", 1);
+    assertThat(row(events.get(0).id())).containsEntry("attempts", 0);
+  }
+
   @Test
   void drain_returns_once_every_slow_send_has_its_outcome() throws Exception {
     append(20, i -> event("a" + i, i));

@@ -390,6 +390,7 @@ public final class RelayCycle {
           batch.straggling = sending;
         }
       } catch (RuntimeException | Error e) {
+        sender.abandon(sending); // its rows go back: no send may go on for them
         fail(batch, e);
       }
     }
@@ -428,7 +429,7 @@ public final class RelayCycle {
     }
     round.recorded();
     try {
-      return record(batch, parts, notices, claimNext);
+      return recordRound(batch, parts, notices, claimNext);
     } finally {
       if (batch.straggling != null) {
         stragglers.add(batch.token, round, batch.straggling);
@@ -437,7 +438,7 @@ public final class RelayCycle {
     }
   }
 
-  private Batch record(
+  private Batch recordRound(
       Batch batch, List<RelayStore.OwnedAcks> parts, List<Runnable> notices, boolean claimNext)
       throws SQLException {
     RoundDecision.Round round = batch.round;
@@ -557,10 +558,11 @@ public final class RelayCycle {
    * their lease runs out.
    */
   public void settleStragglers() {
-    record(collectStragglers());
+    recordLate(collectStragglers());
   }
 
-  private void record(List<Stragglers.Part> late) {
+  /** Records the outcomes of sends left to finish on their own, in a transaction of their own. */
+  private void recordLate(List<Stragglers.Part> late) {
     if (late.isEmpty()) {
       return;
     }
@@ -573,12 +575,14 @@ public final class RelayCycle {
     int acks = size(parts);
     try {
       recorded(acks, acknowledge(parts, null), notices);
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException e) {
+      // The tries were logged one by one; the rows are safe IN_FLIGHT until their lease runs out.
       log.warn(
           "[{}] giving up recording the outcome of {} events; they are sent again once their"
-              + " lease runs out",
+              + " lease runs out: {}",
           settings.name,
-          acks);
+          acks,
+          Failures.describe(e));
     }
   }
 
@@ -606,7 +610,7 @@ public final class RelayCycle {
     while (!stragglers.isEmpty()) {
       if (Thread.currentThread().isInterrupted()
           || !stragglers.awaitProgress(stragglers.nextDeadlineNanos())) {
-        record(stragglers.stopAll(sender, decision));
+        recordLate(stragglers.stopAll(sender, decision));
         return;
       }
       settleStragglers();

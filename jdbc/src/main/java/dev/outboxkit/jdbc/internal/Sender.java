@@ -226,11 +226,12 @@ final class Sender {
      * Ends the wait for good: every message without a result gets {@code reason} (uncharged), and
      * the futures still under way are cancelled.
      */
-    private void closeOut(String reason) {
+    private int closeOut(String reason) {
       List<CompletableFuture<SendResult>> open;
+      int handedBack = 0;
       synchronized (this) {
         if (closed) {
-          return;
+          return 0;
         }
         closed = true;
         SendResult handBack = SendResult.unavailable(reason);
@@ -238,6 +239,7 @@ final class Sender {
           if (results[i] == null) {
             results[i] = handBack;
             done++;
+            handedBack++;
           }
         }
         open = futures;
@@ -248,6 +250,7 @@ final class Sender {
           f.cancel(true);
         }
       }
+      return handedBack;
     }
   }
 
@@ -328,16 +331,16 @@ final class Sender {
    */
   Outcome poll(Started started) {
     if (System.nanoTime() - started.deadlineNanos >= 0 && !started.allDone()) {
-      started.closeOut("send timed out after " + settings.sendTimeout + ": not confirmed");
-      Outcome outcome = started.snapshot(true, false);
+      int handedBack =
+          started.closeOut("send timed out after " + settings.sendTimeout + ": not confirmed");
       log.warn(
           "[{}] transport did not confirm {} events of a batch of {} within sendTimeout {}; they"
               + " are handed back uncharged",
           settings.name,
-          count(outcome.results, SendResult.Status.UNAVAILABLE),
+          handedBack,
           started.messages.size(),
           settings.sendTimeout);
-      return outcome;
+      return started.snapshot(true, false);
     }
     return started.snapshot(false, false);
   }
@@ -392,6 +395,21 @@ final class Sender {
           size - count(outcome.results, SendResult.Status.UNAVAILABLE));
     }
     return outcome;
+  }
+
+  /**
+   * Gives up a batch whose outcome the relay could not handle (it hands the rows back): a send
+   * thread still in the transport is interrupted and open futures are cancelled, without waiting,
+   * so no send goes on for rows that are PENDING again.
+   */
+  void abandon(Started started) {
+    synchronized (started) {
+      started.interruptReason = "not confirmed: the relay gave up the batch";
+    }
+    if (started.call != null) {
+      started.call.interrupt();
+    }
+    started.closeOut("not confirmed: the relay gave up the batch");
   }
 
   /** Waits for the transport call to end; true if it did. Ignores interrupts meanwhile. */

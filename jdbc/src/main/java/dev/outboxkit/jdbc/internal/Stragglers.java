@@ -69,11 +69,14 @@ final class Stragglers {
    * @param round the batch's round, decided as far as its results went
    */
   void add(String token, RoundDecision.Round round, Sender.Started sending) {
+    // Listen first, then look: a result that came before the listener is seen by the next collect
+    // (progress is set), one that comes after signals.
+    sending.onProgress(this::signal);
     synchronized (this) {
       entries.add(new Entry(token, round, sending));
       events += undecided(round);
+      progress = true;
     }
-    sending.onProgress(this::signal);
   }
 
   /** Events still under way. */
@@ -106,6 +109,9 @@ final class Stragglers {
    * @return the parts to record, one per batch that has new outcomes
    */
   synchronized List<Part> collect(Sender sender, RoundDecision decision) {
+    if (entries.isEmpty() || (!progress && System.nanoTime() - nextDeadlineNanos() < 0)) {
+      return List.of(); // nothing arrived and no time limit passed: every acknowledgement asks
+    }
     progress = false;
     return decideAll(sender, decision, false);
   }
