@@ -2,8 +2,8 @@ package dev.outboxkit.benchmarks;
 
 import dev.outboxkit.jdbc.Dialect;
 import dev.outboxkit.jdbc.EventStatus;
+import dev.outboxkit.testkit.Sql;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
@@ -123,20 +123,11 @@ final class EventLoader {
 
   /** The highest {@code seq} in the table, 0 when empty. */
   static long maxSeq(DataSource ds, String table) throws SQLException {
-    return queryLong(ds, "SELECT COALESCE(MAX(seq), 0) FROM " + table);
+    return Sql.queryLong(ds, "SELECT COALESCE(MAX(seq), 0) FROM " + table);
   }
 
   /** Rows in the table. */
   static long count(DataSource ds, String table) throws SQLException {
-    return queryLong(ds, "SELECT COUNT(*) FROM " + table);
-  }
-
-  private static long queryLong(DataSource ds, String sql) throws SQLException {
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return Sql.queryLong(ds, "SELECT COUNT(*) FROM " + table);
   }
 }

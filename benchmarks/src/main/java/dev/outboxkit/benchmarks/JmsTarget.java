@@ -5,6 +5,7 @@ import dev.outboxkit.Transport;
 import dev.outboxkit.jms.JmsDestination;
 import dev.outboxkit.jms.JmsEvents;
 import dev.outboxkit.jms.JmsTransport;
+import dev.outboxkit.testkit.activemq.ActiveMqTestBroker;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
@@ -13,55 +14,25 @@ import jakarta.jms.Message;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Queue;
 import jakarta.jms.Session;
-import java.io.File;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import org.apache.activemq.ActiveMQConnectionFactory;
-import org.apache.activemq.broker.BrokerService;
-import org.apache.activemq.broker.TransportConnector;
-import org.apache.activemq.command.ActiveMQQueue;
 
 /**
  * Embedded ActiveMQ Classic with its KahaDB store; raw client: a plain JMS producer on a transacted
  * session (the transport's session mode), persistent messages, one commit per batch.
  */
 final class JmsTarget implements BrokerTarget {
-  private final BrokerService broker;
-  private final File dataDir;
-  private final String url;
+  private final ActiveMqTestBroker broker;
   private final AtomicInteger queues = new AtomicInteger();
 
-  private JmsTarget(BrokerService broker, File dataDir, String url) {
+  private JmsTarget(ActiveMqTestBroker broker) {
     this.broker = broker;
-    this.dataDir = dataDir;
-    this.url = url;
   }
 
-  static JmsTarget start() throws Exception {
-    File dataDir =
-        Files.createTempDirectory(Files.createDirectories(Path.of("target")), "activemq-bench-")
-            .toFile();
-    BrokerService b = new BrokerService();
-    b.setBrokerName("bench");
-    b.setPersistent(true);
-    b.setDataDirectoryFile(dataDir);
-    b.setUseJmx(false);
-    b.setAdvisorySupport(false);
-    b.setUseShutdownHook(false);
-    b.setSchedulerSupport(false);
-    // Modest limits: the defaults (100 GB of store) exceed many disks and make the broker warn.
-    b.getSystemUsage().getStoreUsage().setLimit(1L << 30);
-    b.getSystemUsage().getTempUsage().setLimit(1L << 30);
-    TransportConnector connector = b.addConnector("tcp://127.0.0.1:0");
-    b.start();
-    b.waitUntilStarted();
-    return new JmsTarget(b, dataDir, "tcp://127.0.0.1:" + connector.getConnectUri().getPort());
+  static JmsTarget start() {
+    return new JmsTarget(ActiveMqTestBroker.startPersistent("bench"));
   }
 
   @Override
@@ -88,7 +59,7 @@ final class JmsTarget implements BrokerTarget {
 
   @Override
   public Transport transport(String destination) {
-    return JmsTransport.builder(new ActiveMQConnectionFactory(url))
+    return JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
         .name("bench")
         .destinationRouter(e -> JmsDestination.queue(destination))
         .build();
@@ -97,7 +68,7 @@ final class JmsTarget implements BrokerTarget {
   @Override
   public double sendRaw(String destination, List<OutboxEvent> events, int batchSize)
       throws JMSException {
-    try (Connection c = new ActiveMQConnectionFactory(url).createConnection()) {
+    try (Connection c = new ActiveMQConnectionFactory(broker.url()).createConnection()) {
       Session s = c.createSession(true, Session.SESSION_TRANSACTED);
       MessageProducer p = s.createProducer(null);
       Queue q = s.createQueue(destination);
@@ -137,27 +108,13 @@ final class JmsTarget implements BrokerTarget {
   }
 
   @Override
-  public long arrived(String destination) throws Exception {
-    return broker
-        .getDestination(new ActiveMQQueue(destination))
-        .getDestinationStatistics()
-        .getMessages()
-        .getCount();
+  public long arrived(String destination) {
+    return broker.queueDepth(destination);
   }
 
-  /** Stops the broker and deletes its store (KahaDB preallocates 32 MB journal files). */
+  /** Stops the broker and deletes its store. */
   @Override
   public void close() {
-    try {
-      broker.stop();
-    } catch (Exception e) {
-      throw new IllegalStateException("ActiveMQ did not stop", e);
-    }
-    broker.waitUntilStopped();
-    try (Stream<Path> files = Files.walk(dataDir.toPath())) {
-      files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-    } catch (IOException e) {
-      // leftovers under target/ are harmless; mvn clean removes them
-    }
+    broker.close();
   }
 }

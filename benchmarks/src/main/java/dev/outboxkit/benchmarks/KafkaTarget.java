@@ -4,9 +4,9 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.Transport;
-import dev.outboxkit.kafka.BenchKafkaBroker;
 import dev.outboxkit.kafka.KafkaEvents;
 import dev.outboxkit.kafka.KafkaTransport;
+import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,15 +22,15 @@ import org.apache.kafka.common.serialization.StringSerializer;
 final class KafkaTarget implements BrokerTarget {
   private static final int PARTITIONS = 3;
 
-  private final BenchKafkaBroker broker;
+  private final KafkaTestBroker broker;
   private final AtomicInteger topics = new AtomicInteger();
 
-  private KafkaTarget(BenchKafkaBroker broker) {
+  private KafkaTarget(KafkaTestBroker broker) {
     this.broker = broker;
   }
 
   static KafkaTarget start() {
-    return new KafkaTarget(BenchKafkaBroker.start("bench"));
+    return new KafkaTarget(KafkaTestBroker.startNew("bench"));
   }
 
   @Override

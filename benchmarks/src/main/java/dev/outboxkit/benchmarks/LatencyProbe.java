@@ -4,6 +4,7 @@ import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.OutboxSchema;
+import dev.outboxkit.testkit.ChildJvm;
 import dev.outboxkit.testkit.TestDatabase;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -102,7 +103,7 @@ final class LatencyProbe {
   private Map<UUID, Long> writeInChild() throws IOException, InterruptedException {
     Path out = Files.createTempFile("outboxkit-bench-commits-", ".txt");
     try (ChildJvm child =
-        ChildJvm.start(
+        BenchChild.start(
             "latency-writer",
             LatencyWriterChild.class,
             List.of("-Xmx256m"),

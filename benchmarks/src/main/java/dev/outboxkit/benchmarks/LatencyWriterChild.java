@@ -11,11 +11,11 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * The writer of scenario 4 in a JVM of its own ({@link ChildJvm}), for the PostgreSQL LISTEN/NOTIFY
- * wake-up: the relay's process learns of its commits only through the database. Writes {@code
- * <event id> <commit epoch micros>} lines to a file once done.
+ * The writer of scenario 4 in a JVM of its own ({@link BenchChild}), for the PostgreSQL
+ * LISTEN/NOTIFY wake-up: the relay's process learns of its commits only through the database.
+ * Writes {@code <event id> <commit epoch micros>} lines to a file once done.
  *
- * <p>Arguments: the database coordinates ({@link ChildJvm#dataSource}), rate per second, duration
+ * <p>Arguments: the database coordinates ({@link BenchChild#dataSource}), rate per second, duration
  * in milliseconds, output file.
  */
 final class LatencyWriterChild {
@@ -24,7 +24,7 @@ final class LatencyWriterChild {
   /** Entry point of the child JVM. */
   public static void main(String[] args) throws Exception {
     Map<UUID, Long> commits;
-    try (HikariDataSource ds = ChildJvm.dataSource(args);
+    try (HikariDataSource ds = BenchChild.dataSource(args);
         Connection c = ds.getConnection()) {
       commits =
           PacedWriter.write(

@@ -23,8 +23,8 @@ final class MemoryProcess {
     int batchSize = Integer.parseInt(args[3]);
     long events = Long.parseLong(args[4]);
     long limitNanos = Long.parseLong(args[5]) * 1_000_000_000L;
-    ChildJvm.exitWithParent();
-    try (HikariDataSource ds = ChildJvm.dataSource(args);
+    BenchChild.exitWithParent();
+    try (HikariDataSource ds = BenchChild.dataSource(args);
         OutboxRelay relay =
             OutboxRelay.builder(ds, m -> SendResult.delivered())
                 .name("memory")

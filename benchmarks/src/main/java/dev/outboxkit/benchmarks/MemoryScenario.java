@@ -2,6 +2,7 @@ package dev.outboxkit.benchmarks;
 
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
+import dev.outboxkit.testkit.ChildJvm;
 import dev.outboxkit.testkit.Flavor;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,7 +37,7 @@ final class MemoryScenario implements Scenario {
     String[] done;
     int status;
     try (ChildJvm child =
-        ChildJvm.start(
+        BenchChild.start(
             "memory",
             MemoryProcess.class,
             List.of(HEAP),

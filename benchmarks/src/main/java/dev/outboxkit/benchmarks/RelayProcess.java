@@ -23,8 +23,8 @@ final class RelayProcess {
   private RelayProcess() {}
 
   public static void main(String[] args) throws Exception {
-    ChildJvm.exitWithParent();
-    try (HikariDataSource ds = ChildJvm.dataSource(args)) {
+    BenchChild.exitWithParent();
+    try (HikariDataSource ds = BenchChild.dataSource(args)) {
       ds.getConnection().close(); // connect before the clock starts
       System.out.println("READY");
       BufferedReader stdin =

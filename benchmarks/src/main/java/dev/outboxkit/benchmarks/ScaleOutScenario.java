@@ -2,6 +2,7 @@ package dev.outboxkit.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxkit.jdbc.OutboxRelay;
+import dev.outboxkit.testkit.ChildJvm;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -84,7 +85,7 @@ final class ScaleOutScenario implements Scenario {
     try {
       for (int c = 0; c < relays; c++) {
         children.add(
-            ChildJvm.start(
+            BenchChild.start(
                 "relay-" + c,
                 RelayProcess.class,
                 List.of("-Xmx256m"),

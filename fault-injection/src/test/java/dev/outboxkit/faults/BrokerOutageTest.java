@@ -6,7 +6,7 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.kafka.KafkaEvents;
-import dev.outboxkit.kafka.KafkaTestBroker;
+import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

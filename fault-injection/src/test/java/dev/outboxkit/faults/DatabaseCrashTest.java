@@ -4,13 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
-import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.jdbc.RelayListener;
 import dev.outboxkit.kafka.KafkaEvents;
-import dev.outboxkit.kafka.KafkaTestBroker;
+import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.JdbcUrlServer;
-import java.sql.Connection;
-import java.sql.SQLException;
+import dev.outboxkit.testkit.TestDatabase;
+import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,7 +23,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -57,28 +55,22 @@ abstract class DatabaseCrashTest extends FaultTest {
   protected abstract DatabaseCrashServer newServer();
 
   @Override
-  @BeforeAll
-  void createDatabase() throws SQLException {
+  protected TestDatabase newDatabase(String name) {
     server = newServer();
     server.start();
-    db =
-        new JdbcUrlServer(flavor(), server.toString(), server.adminUrl(), server.user(), "")
-            .createDatabase(getClass().getSimpleName());
-    ds = db.dataSource();
-    try (Connection c = ds.getConnection()) {
-      OutboxSchema.create(c);
-    }
+    return new JdbcUrlServer(flavor(), server.toString(), server.adminUrl(), server.user(), "")
+        .createDatabase(name);
   }
 
-  @Override
+  /**
+   * Stops the server. The class's database is closed after this (FreshDatabase closes it once the
+   * class is done): its pool's connections are gone with the server, and its drop is refused, which
+   * leaves nothing behind: the next start deletes the data directory.
+   */
   @AfterAll
-  void dropDatabase() {
-    try {
-      super.dropDatabase();
-    } finally {
-      if (server != null) {
-        server.close();
-      }
+  void stopServer() {
+    if (server != null) {
+      server.close();
     }
   }
 
@@ -103,7 +95,7 @@ abstract class DatabaseCrashTest extends FaultTest {
           published
               + (long) ((EVENTS - published) * (0.15 + 0.35 * random.nextDouble()) / (CRASHES - k));
       int n = k + 1;
-      await(
+      Await.until(
           () -> count(EventStatus.PUBLISHED) >= target,
           Duration.ofMinutes(2),
           () -> target + " PUBLISHED before crash " + n + "; statuses " + statuses());
@@ -199,7 +191,7 @@ abstract class DatabaseCrashTest extends FaultTest {
     server.restart();
     long readyAt = System.nanoTime();
     long after = count(EventStatus.PUBLISHED);
-    await(
+    Await.until(
         () -> {
           long now = count(EventStatus.PUBLISHED);
           return now > after || now >= EVENTS;

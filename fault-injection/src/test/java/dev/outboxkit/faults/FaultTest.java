@@ -8,11 +8,15 @@ import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.jdbc.RelayListener;
-import dev.outboxkit.kafka.KafkaTestBroker;
 import dev.outboxkit.kafka.KafkaTransport;
+import dev.outboxkit.testkit.Await;
+import dev.outboxkit.testkit.ChildJvm;
 import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.FreshDatabase;
+import dev.outboxkit.testkit.Sql;
 import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.TestDatabases;
+import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -22,17 +26,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInstance;
-import org.opentest4j.TestAbortedException;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,42 +45,37 @@ import org.slf4j.LoggerFactory;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class FaultTest {
   protected final Logger log = LoggerFactory.getLogger(getClass());
+
+  @RegisterExtension
+  final FreshDatabase database =
+      FreshDatabase.from(this::newDatabase)
+          .setUp(this::createTable)
+          .beforeEachTest("DELETE FROM outbox_event");
+
   protected TestDatabase db;
   protected DataSource ds;
   protected Random random;
   protected long seed;
-  private String unavailable;
   private final List<AutoCloseable> toClose = new ArrayList<>();
 
   /** The database product this subclass runs on. */
   protected abstract Flavor flavor();
 
-  @BeforeAll
-  void createDatabase() throws SQLException {
-    try {
-      db = TestDatabases.create(flavor(), getClass().getSimpleName());
-    } catch (TestAbortedException e) {
-      // Aborting here would make Surefire report "0 tests"; abort each test instead.
-      unavailable = e.getMessage();
-      return;
-    }
-    ds = db.dataSource();
+  /** The class's fresh database: on the shared server of {@link #flavor()}, unless overridden. */
+  protected TestDatabase newDatabase(String name) throws Exception {
+    return TestDatabases.create(flavor(), name);
+  }
+
+  private void createTable(TestDatabase fresh) throws SQLException {
+    db = fresh;
+    ds = fresh.dataSource();
     try (Connection c = ds.getConnection()) {
       OutboxSchema.create(c);
     }
   }
 
-  @AfterAll
-  void dropDatabase() {
-    if (db != null) {
-      db.close();
-    }
-  }
-
   @BeforeEach
-  void startClean() throws SQLException {
-    Assumptions.assumeTrue(unavailable == null, () -> unavailable);
-    execute("DELETE FROM outbox_event");
+  void seedRandom() {
     seed = Long.getLong("faults.seed", System.nanoTime());
     random = new Random(seed);
     log.info(
@@ -117,9 +112,13 @@ abstract class FaultTest {
     return resource;
   }
 
-  /** Starts a child JVM that is killed after the test whatever happens. */
+  /**
+   * Starts a child JVM that is killed after the test whatever happens: quick to start and light on
+   * a small, shared machine, since these JVMs live for seconds.
+   */
   protected ChildJvm startChild(String name, Class<?> main, List<String> args) {
-    return closeLater(ChildJvm.start(flavor() + "-" + name, main, args));
+    List<String> jvm = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+    return closeLater(ChildJvm.start(flavor() + "-" + name, main, jvm, args));
   }
 
   /** {@code common} followed by {@code more}. */
@@ -217,20 +216,10 @@ abstract class FaultTest {
 
   /** Waits until {@code expected} events are PUBLISHED; fails with the status counts if not. */
   protected void awaitPublished(long expected, Duration timeout) {
-    await(
+    Await.until(
         () -> count(EventStatus.PUBLISHED) >= expected,
         timeout,
         () -> expected + " PUBLISHED; statuses " + statuses());
-  }
-
-  protected static void await(BooleanSupplier condition, Duration timeout, Supplier<String> what) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - deadline > 0) {
-        throw new AssertionError("gave up after " + timeout + " waiting for " + what.get());
-      }
-      sleep(100);
-    }
   }
 
   /**
@@ -251,19 +240,11 @@ abstract class FaultTest {
   }
 
   protected void execute(String sql) throws SQLException {
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute(sql);
-    }
+    Sql.execute(ds, sql);
   }
 
   protected long queryLong(String sql) throws SQLException {
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return Sql.queryLong(ds, sql);
   }
 
   protected List<String> queryStrings(String sql) throws SQLException {

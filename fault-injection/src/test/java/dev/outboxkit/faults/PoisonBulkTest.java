@@ -11,7 +11,8 @@ import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.kafka.KafkaEvents;
-import dev.outboxkit.kafka.KafkaTestBroker;
+import dev.outboxkit.testkit.Await;
+import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -181,7 +182,7 @@ abstract class PoisonBulkTest extends FaultTest {
         relay.start();
       }
       int poisonCount = run.poisonIds.size();
-      await(
+      Await.until(
           () ->
               count(EventStatus.PUBLISHED) >= run.healthy && count(EventStatus.DEAD) >= poisonCount,
           Duration.ofMinutes(3),

@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.kafka.KafkaEvents;
-import dev.outboxkit.kafka.KafkaTestBroker;
+import dev.outboxkit.testkit.ChildJvm;
+import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,8 +40,13 @@ abstract class RelayKillTest extends FaultTest {
   private static final Duration LEASE = Duration.ofSeconds(8);
   private static final String[] PHASES = {"AFTER_CLAIM", "MID_SEND", "AFTER_BROKER_ACK", "RANDOM"};
 
-  /** Latency the steady relay adds per batch of 200: it drains at most 1,000 events/s. */
-  private static final Duration STEADY_DELAY = Duration.ofMillis(200);
+  /**
+   * Latency the steady relay adds per batch of 200: it drains at most 200 events/s, so alone it
+   * would need over four minutes for the backlog. The kills must not race it: at 1,000 events/s
+   * (200 ms) a loaded CI machine, starting each victim JVM slowly, saw the backlog gone after six
+   * of the twelve kills. The unpaced last relay drains what is left once the kills are done.
+   */
+  private static final Duration STEADY_DELAY = Duration.ofSeconds(1);
 
   @Test
   void delivers_every_event_and_explains_every_duplicate_when_a_relay_is_killed_mid_batch()
@@ -98,6 +104,12 @@ abstract class RelayKillTest extends FaultTest {
         logs.add(new RelayLog(victim.name(), true, victim.lines()));
       }
     }
+    log.info(
+        "[{}] kills done after {} s with {} of {} events published",
+        flavor(),
+        secondsSince(start),
+        count(EventStatus.PUBLISHED),
+        EVENTS);
     // The last restart is left alone; with the steady relay it finishes the drain.
     ChildJvm last = startChild("relay-victim-last", RelayChild.class, with(common, "--name=last"));
     awaitPublished(EVENTS, Duration.ofMinutes(4));

@@ -4,6 +4,7 @@ import dev.outboxkit.InvalidEventException;
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.internal.ContextHeaders;
+import dev.outboxkit.jdbc.internal.EventRows;
 import dev.outboxkit.jdbc.internal.HeadersCodec;
 import dev.outboxkit.jdbc.internal.Micros;
 import dev.outboxkit.jdbc.internal.OutboxSql;
@@ -160,19 +161,9 @@ public final class OutboxWriter {
   private static void bind(
       SqlDialect sql, PreparedStatement ps, OutboxEvent e, Map<String, String> context)
       throws SQLException {
-    sql.setUuid(ps, 1, e.id());
-    ps.setString(2, e.aggregateType());
-    ps.setString(3, e.aggregateId());
-    ps.setString(4, e.eventType());
-    ps.setInt(5, e.schemaVersion());
-    ps.setString(6, e.destination().orElse(null));
-    ps.setString(7, e.tenant().orElse(null));
-    ps.setBytes(8, e.payload());
-    ps.setString(9, e.contentType());
-    ps.setString(10, HeadersCodec.encode(ContextHeaders.merge(e.headers(), context)));
-    sql.setInstant(ps, 11, e.occurredAt());
-    ps.setLong(12, Micros.of(e.delay()));
-    sql.setInstant(ps, 13, e.expiresAt().orElse(null));
+    String headers = HeadersCodec.encode(ContextHeaders.merge(e.headers(), context));
+    // The statement's last parameter: available_at, now (the database's) plus the delay.
+    ps.setLong(EventRows.bind(ps, sql, e, headers), Micros.of(e.delay()));
   }
 
   /** Configures an {@link OutboxWriter}. */

@@ -30,9 +30,7 @@ import org.junit.jupiter.api.Test;
 /** What {@link Outbox#append} promises, on every database. Subclasses pick the database. */
 abstract class AppendContractTest extends DatabaseTest {
   /** The columns EventRows reads, as the claim statements return them. */
-  private static final String EVENT_COLUMNS =
-      "seq, id, aggregate_type, aggregate_id, event_type, schema_version, destination, tenant,"
-          + " payload, content_type, headers, occurred_at, expires_at, attempts";
+  private static final String EVENT_COLUMNS = EventRows.readColumns(null);
 
   private static OutboxEvent.Builder event(String aggregateId) {
     return OutboxEvent.builder("Order", aggregateId, "OrderPlaced").payload("{\"n\":1}");

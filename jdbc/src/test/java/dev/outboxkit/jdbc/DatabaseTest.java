@@ -3,19 +3,14 @@ package dev.outboxkit.jdbc;
 import dev.outboxkit.jdbc.internal.Dialects;
 import dev.outboxkit.jdbc.internal.SqlDialect;
 import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.FreshDatabase;
+import dev.outboxkit.testkit.Sql;
 import dev.outboxkit.testkit.TestDatabase;
-import dev.outboxkit.testkit.TestDatabases;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInstance;
-import org.opentest4j.TestAbortedException;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Base of the contract suites: one fresh database per test class on a real server of the subclass's
@@ -23,6 +18,15 @@ import org.opentest4j.TestAbortedException;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class DatabaseTest {
+  @RegisterExtension
+  final FreshDatabase database =
+      FreshDatabase.of(this::flavor)
+          .setUp(this::createSchema)
+          // TRUNCATE, not DELETE: deleted rows linger in InnoDB's indexes (and PostgreSQL's) until
+          // purge or vacuum catches up, and would slow the next test's claims by orders of
+          // magnitude.
+          .beforeEachTest("TRUNCATE TABLE outbox_event");
+
   protected TestDatabase db;
   protected DataSource ds;
   protected Dialect dialect;
@@ -30,38 +34,13 @@ abstract class DatabaseTest {
   /** The database product this subclass runs on. */
   protected abstract Flavor flavor();
 
-  private String unavailable;
-
-  @BeforeAll
-  void createDatabase() throws SQLException {
-    try {
-      db = TestDatabases.create(flavor(), getClass().getSimpleName());
-    } catch (TestAbortedException e) {
-      // Aborting here would make Surefire report "0 tests"; abort each test instead, so the
-      // report says how many were skipped and why.
-      unavailable = e.getMessage();
-      return;
-    }
-    ds = db.dataSource();
+  private void createSchema(TestDatabase fresh) throws SQLException {
+    db = fresh;
+    ds = fresh.dataSource();
     try (Connection c = ds.getConnection()) {
       dialect = Dialect.detect(c);
       OutboxSchema.create(c);
     }
-  }
-
-  @AfterAll
-  void dropDatabase() {
-    if (db != null) {
-      db.close();
-    }
-  }
-
-  @BeforeEach
-  void emptyTable() throws SQLException {
-    Assumptions.assumeTrue(unavailable == null, () -> unavailable);
-    // TRUNCATE, not DELETE: deleted rows linger in InnoDB's indexes (and PostgreSQL's) until
-    // purge or vacuum catches up, and would slow the next test's claims by orders of magnitude.
-    execute("TRUNCATE TABLE outbox_event");
   }
 
   protected SqlDialect sql() {
@@ -69,19 +48,11 @@ abstract class DatabaseTest {
   }
 
   protected void execute(String statement) throws SQLException {
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute(statement);
-    }
+    Sql.execute(ds, statement);
   }
 
   protected long count(String query) throws SQLException {
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(query)) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return Sql.queryLong(ds, query);
   }
 
   protected long rows() throws SQLException {

@@ -3,7 +3,10 @@ package dev.outboxkit.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.jdbc.internal.Dialects;
+import dev.outboxkit.jdbc.internal.OutboxSql;
 import dev.outboxkit.jdbc.internal.SqlDialect;
+import dev.outboxkit.jdbc.internal.SteppedClaim;
+import dev.outboxkit.jdbc.internal.TableName;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -29,7 +32,10 @@ abstract class MySqlFamilyClaimPlanTest extends DatabaseTest {
 
   private List<Step> plan(String template, int params) throws SQLException {
     String sql =
-        "EXPLAIN " + template.replace("{table}", "outbox_event").replace("{seqs}", "1, 2, 3");
+        "EXPLAIN "
+            + OutboxSql.of(Dialects.sql(dialect), TableName.of("outbox_event"))
+                .sql(template)
+                .replace("{seqs}", "1, 2, 3");
     List<Step> steps = new ArrayList<>();
     try (Connection c = ds.getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
@@ -71,9 +77,10 @@ abstract class MySqlFamilyClaimPlanTest extends DatabaseTest {
   void claims_seek_the_backlog_on_the_status_index_past_200k_published_rows() throws Exception {
     loadHistoryThenBacklog(1000, 190_000);
     SqlDialect sql = Dialects.sql(dialect);
+    SteppedClaim claims = (SteppedClaim) sql.claims();
 
-    List<Step> unordered = plan(sql.lockUnordered(), 1);
-    List<Step> candidates = plan(sql.orderedCandidates(), 1);
+    List<Step> unordered = plan(claims.lockUnordered(), 1);
+    List<Step> candidates = plan(claims.orderedCandidates(), 1);
     List<Step> oldest = plan(sql.oldestPending(), 0);
 
     assertThat(unordered).singleElement().satisfies(s -> assertSeeks(s, "outbox_event_status_idx"));
@@ -93,7 +100,8 @@ abstract class MySqlFamilyClaimPlanTest extends DatabaseTest {
       throws Exception {
     loadHistoryThenBacklog(50, 190_000);
 
-    List<Step> candidates = plan(Dialects.sql(dialect).orderedCandidates(), 1);
+    List<Step> candidates =
+        plan(((SteppedClaim) Dialects.sql(dialect).claims()).orderedCandidates(), 1);
 
     // A (status, seq) probe would scan every earlier pending event of the table per candidate.
     assertThat(candidates.get(1).key())

@@ -3,6 +3,9 @@ package dev.outboxkit.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.jdbc.internal.Dialects;
+import dev.outboxkit.jdbc.internal.OutboxSql;
+import dev.outboxkit.jdbc.internal.ReturningClaim;
+import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.testkit.Flavor;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,6 +20,11 @@ import org.junit.jupiter.api.Test;
  */
 class PostgresClaimPlanTest extends DatabaseTest {
 
+  private static final OutboxSql SQL =
+      OutboxSql.of(Dialects.sql(Dialect.POSTGRESQL), TableName.of("outbox_event"));
+  private static final ReturningClaim CLAIMS =
+      (ReturningClaim) Dialects.sql(Dialect.POSTGRESQL).claims();
+
   @Override
   protected Flavor flavor() {
     return Flavor.POSTGRES;
@@ -27,9 +35,9 @@ class PostgresClaimPlanTest extends DatabaseTest {
     try (Connection c = ds.getConnection()) {
       c.setAutoCommit(false);
       try (Statement s = c.createStatement()) {
-        s.execute(Dialects.sql(Dialect.POSTGRESQL).beforeClaim());
+        s.execute(CLAIMS.beforeClaim());
       }
-      String plan = explain(c, "EXPLAIN " + template.replace("{table}", "outbox_event"), 500);
+      String plan = explain(c, "EXPLAIN " + SQL.sql(template), 500);
       c.rollback();
       return plan;
     }
@@ -60,7 +68,7 @@ class PostgresClaimPlanTest extends DatabaseTest {
             + " SELECT gen_random_uuid(), 'Order', 'a' || (g % 50), 'E', '\\x00'::bytea,"
             + " 'application/json', now(), now() FROM generate_series(1, 10000) g");
 
-    String ordered = plan(Dialects.sql(Dialect.POSTGRESQL).claimOrdered());
+    String ordered = plan(CLAIMS.ordered());
 
     assertThat(ordered)
         .contains("Index Scan using outbox_event_pending_idx")
@@ -81,8 +89,8 @@ class PostgresClaimPlanTest extends DatabaseTest {
             + " 'PUBLISHED' END, now() FROM generate_series(1, 200000) g");
     execute("ANALYZE outbox_event");
 
-    String unordered = plan(Dialects.sql(Dialect.POSTGRESQL).claimUnordered());
-    String ordered = plan(Dialects.sql(Dialect.POSTGRESQL).claimOrdered());
+    String unordered = plan(CLAIMS.unordered());
+    String ordered = plan(CLAIMS.ordered());
 
     assertThat(unordered)
         .contains("outbox_event_pending_idx")
@@ -103,11 +111,7 @@ class PostgresClaimPlanTest extends DatabaseTest {
             + " SELECT gen_random_uuid(), 'Order', 'a' || (g % 50), 'E', '\\x00'::bytea,"
             + " 'application/json', now(), now() FROM generate_series(1, 10000) g");
     execute("ANALYZE outbox_event");
-    String sql =
-        "EXPLAIN ANALYZE "
-            + Dialects.sql(Dialect.POSTGRESQL)
-                .claimOrderedSparse()
-                .replace("{table}", "outbox_event");
+    String sql = "EXPLAIN ANALYZE " + SQL.sql(CLAIMS.orderedSparse());
     String plan;
     try (Connection c = ds.getConnection()) {
       c.setAutoCommit(false);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.Transport;
+import dev.outboxkit.testkit.Await;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -66,14 +67,11 @@ abstract class RelayDatabaseTest extends DatabaseTest {
     return admin().count(status);
   }
 
-  protected void awaitPublished(long expected, Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (countStatus(EventStatus.PUBLISHED) < expected) {
-      assertThat(System.nanoTime())
-          .as("all %d events published in time", expected)
-          .isLessThan(deadline);
-      Thread.sleep(50);
-    }
+  protected void awaitPublished(long expected, Duration timeout) {
+    Await.until(
+        () -> countStatus(EventStatus.PUBLISHED) >= expected,
+        timeout,
+        () -> "all " + expected + " events published; statuses " + admin().countByStatus());
   }
 
   /** Shifts every lease into the past: the database clock cannot be moved, the rows can. */

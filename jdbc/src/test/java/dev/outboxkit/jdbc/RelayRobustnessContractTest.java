@@ -11,6 +11,7 @@ import dev.outboxkit.Transport;
 import dev.outboxkit.jdbc.internal.RelayStore;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.testing.RecordingTransport;
+import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.MutableClock;
 import dev.outboxkit.testkit.StatementHook;
@@ -45,6 +46,8 @@ import org.junit.jupiter.api.Test;
  * suite.)
  */
 abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
+  /** Bound of the waits for relays; generous for a loaded machine, never a timing under test. */
+  private static final Duration PATIENCE = Duration.ofSeconds(20);
 
   private RelayStore store() {
     return new RelayStore(ds, TableName.of("outbox_event"), null, Duration.ofSeconds(10));
@@ -459,12 +462,13 @@ abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
             .outageBackoff(Duration.ofMillis(200), Duration.ofSeconds(1))
             .build()) {
       relay.start();
-      await(() -> heldReports.get() > 0, "endpoint A met down");
+      Await.until(() -> heldReports.get() > 0, PATIENCE, "endpoint A met down");
       List<OutboxEvent> healthy = append(20, i -> tenantEvent("TenantB", "b" + (i % 4), i));
       relay.wakeUp();
       long appended = System.nanoTime();
-      await(
+      Await.until(
           () -> delivered(transport, "TenantB") == 20,
+          PATIENCE,
           "every event of the healthy endpoint delivered while the other is down");
       assertThat(Duration.ofNanos(System.nanoTime() - appended))
           .as("the healthy endpoint's events went out at once, not after the other's pauses")
@@ -475,7 +479,10 @@ abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
       assertThat(healthy).hasSize(20);
 
       endpointADown.set(false);
-      await(() -> countStatus(EventStatus.PUBLISHED) == 40, "endpoint A's events after recovery");
+      Await.until(
+          () -> countStatus(EventStatus.PUBLISHED) == 40,
+          PATIENCE,
+          "endpoint A's events after recovery");
     }
     // Order per aggregate held across the holds.
     Map<String, List<Integer>> seen = new HashMap<>();
@@ -539,15 +546,6 @@ abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
     return transport.deliveredEvents().stream()
         .filter(e -> e.aggregateType().equals(tenant))
         .count();
-  }
-
-  private static void await(java.util.function.BooleanSupplier condition, String what)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-      Thread.sleep(10);
-    }
   }
 
   // ------------------------------------------------------------------ statement bounds

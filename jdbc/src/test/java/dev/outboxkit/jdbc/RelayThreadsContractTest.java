@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.testing.RecordingTransport;
+import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.ThreadCensus;
 import dev.outboxkit.testkit.ThreadCensus.CountingFactory;
@@ -21,7 +22,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -60,14 +60,11 @@ abstract class RelayThreadsContractTest extends DatabaseTest {
         .shutdownTimeout(Duration.ofSeconds(5));
   }
 
-  private void awaitPublished(long expected) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (OutboxAdmin.create(ds).count(EventStatus.PUBLISHED) < expected) {
-      assertThat(System.nanoTime())
-          .as("%d events published in time", expected)
-          .isLessThan(deadline);
-      Thread.sleep(20);
-    }
+  private void awaitPublished(long expected) {
+    Await.until(
+        () -> OutboxAdmin.create(ds).count(EventStatus.PUBLISHED) >= expected,
+        Duration.ofSeconds(60),
+        () -> expected + " events published");
   }
 
   @Test

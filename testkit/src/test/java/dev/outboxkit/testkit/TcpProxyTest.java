@@ -81,9 +81,12 @@ class TcpProxyTest {
         send(late, "late");
         assertThatThrownBy(() -> late.getInputStream().read())
             .isInstanceOf(SocketTimeoutException.class);
-        assertThat(proxy.connections()).isEqualTo(2);
+        eventually(() -> proxy.connections() == 2);
 
         proxy.resume();
+        // The short timeouts proved silence; what must arrive now may take a busy machine longer.
+        client.setSoTimeout(5_000);
+        late.setSoTimeout(5_000);
         assertThat(receive(client, 23)).isEqualTo("from-server;from-client");
         assertThat(receive(late, 4)).isEqualTo("late");
       }
@@ -114,6 +117,7 @@ class TcpProxyTest {
       assertThat(echo.received()).isZero();
 
       proxy.resume();
+      client.setSoTimeout(5_000);
       assertThat(client.getInputStream().readNBytes(payload.length)).isEqualTo(payload);
       sent.get(2, TimeUnit.SECONDS);
       eventually(() -> proxy.forwardedBytes() == 2L * payload.length);

@@ -8,6 +8,12 @@ import java.util.List;
  * Resolves an endpoint's host name to the addresses checked before any request is made (the guard
  * against requests to loopback, private and metadata addresses). Replaceable so that tests, and
  * applications with their own DNS policy, control resolution.
+ *
+ * <p><i>DNS rebinding:</i> the HTTP client resolves the host again when it connects. With the
+ * default resolver both lookups normally hit the JVM's address cache (30 s positive TTL by
+ * default), which keeps them consistent, but a hostile DNS server with a zero TTL can still answer
+ * differently the second time. Where tenants control endpoint URLs, also enforce egress rules in
+ * the network (firewall or egress proxy).
  */
 @FunctionalInterface
 public interface AddressResolver {

@@ -4,6 +4,13 @@ package dev.outboxkit.http;
  * Names of the HTTP headers a webhook request carries, lower case (HTTP/2 sends them so; receivers
  * must match them case-insensitively anyway).
  *
+ * <p>{@link WebhookTransport} sends, in this order: {@link #ID}, {@link #TIMESTAMP} and {@link
+ * #SIGNATURE}; the {@code outbox-*} headers below; then the event's own headers; then the
+ * endpoint's extra headers ({@link WebhookEndpoint.Builder#header}). An event header is skipped,
+ * with one WARN per name, when its name is reserved ({@code content-type}, {@code webhook-*},
+ * {@code outbox-*}, {@code svix-*}, connection-level headers), so that an event cannot forge a
+ * signature; it is also skipped when the endpoint sets a header of that name.
+ *
  * <p>Only the body, {@link #ID} and {@link #TIMESTAMP} are covered by {@link #SIGNATURE}. The
  * {@code outbox-*} headers are informative copies of event fields: convenient for routing and
  * logging on the receiver, but not signed, so a receiver that must trust a value takes it from the
@@ -13,10 +20,16 @@ public final class WebhookHeaders {
   /** Standard Webhooks message id: the event id, identical on every attempt. */
   public static final String ID = "webhook-id";
 
-  /** Standard Webhooks timestamp: unix seconds of this attempt. */
+  /**
+   * Standard Webhooks timestamp: unix seconds of this attempt, read from the transport's clock, so
+   * each retry is signed afresh.
+   */
   public static final String TIMESTAMP = "webhook-timestamp";
 
-  /** Standard Webhooks signatures: space-separated {@code v1,<base64>}, one per active secret. */
+  /**
+   * Standard Webhooks signatures: space-separated {@code v1,<base64>}, one per active secret of the
+   * endpoint.
+   */
   public static final String SIGNATURE = "webhook-signature";
 
   /** The event type, e.g. {@code OrderPlaced}. */

@@ -5,8 +5,9 @@ import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.Transport;
 import dev.outboxkit.http.internal.DestinationGuard;
+import dev.outboxkit.http.internal.HttpClientHandle;
+import dev.outboxkit.http.internal.Options;
 import dev.outboxkit.http.internal.ResponseClassifier;
-import dev.outboxkit.http.internal.Threads;
 import dev.outboxkit.http.internal.Urls;
 import dev.outboxkit.http.internal.WebhookEngine;
 import dev.outboxkit.http.internal.WebhookRequests;
@@ -19,9 +20,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,94 +39,22 @@ import org.slf4j.LoggerFactory;
  *     .build();
  * }</pre>
  *
- * <h2>Request</h2>
+ * <p><b>Request.</b> The body is the event payload, byte for byte, with the event's content type.
+ * {@link WebhookHeaders} lists the headers in the order sent, and which event headers are skipped
+ * so that an event cannot forge a signature. Every attempt is signed afresh, with the same {@code
+ * webhook-id} (the event id, for deduplication).
  *
- * The body is the event payload, byte for byte, with the event's content type. Headers: {@code
- * webhook-id} (the event id, identical on every attempt, for deduplication), {@code
- * webhook-timestamp} (unix seconds of this attempt, read from the clock, so each retry is signed
- * afresh), {@code webhook-signature} (one {@code v1,…} per secret of the endpoint), the {@code
- * outbox-*} metadata headers listed in {@link WebhookHeaders}, then the event's own headers, then
- * the endpoint's extra headers. An event header is skipped (with one WARN per name) when its name
- * is reserved ({@code content-type}, {@code webhook-*}, {@code outbox-*}, {@code svix-*},
- * connection-level headers), so an event cannot forge a signature; it is also skipped when the
- * endpoint sets a header of that name. The transport's own client speaks HTTP/1.1 and never follows
- * redirects; pass a client to {@link Builder#httpClient} for HTTP/2 or custom TLS.
+ * <p><b>Outcome.</b> Each event gets its own result. With {@link WebhookStatusPolicy#STANDARD}
+ * (what Standard Webhooks senders do; {@link Builder#statusPolicy} replaces it) a 2xx is delivered;
+ * an outage of the endpoint (credentials refused, or every request of the batch to it failed with a
+ * 404, a 5xx or no answer) makes its events unavailable for that endpoint only, uncharged, and
+ * opens its circuit for {@link Builder#circuitOpenDuration}; 410 Gone and a refused destination
+ * reject; everything else retries, after the {@code Retry-After} asked for (at most {@link
+ * Builder#maxRetryAfter}). The events of a batch are sent concurrently, in no promised order. Only
+ * {@code https} and public addresses are sent to, unless allowed; redirects are never followed.
  *
- * <h2>Outcome</h2>
- *
- * <p>Statuses are read by the {@link WebhookStatusPolicy} ({@link Builder#statusPolicy}); the table
- * shows {@link WebhookStatusPolicy#STANDARD}, what Standard Webhooks senders do.
- *
- * <table>
- *   <caption>How an answer becomes a {@link SendResult}</caption>
- *   <tr><th>answer</th><th>result</th></tr>
- *   <tr><td>2xx</td><td>delivered</td></tr>
- *   <tr><td>401, 403 (credentials refused)</td><td>the endpoint's outage: unavailable for that
- *       endpoint (nothing charged, its events held back, the others flow), its circuit opens</td></tr>
- *   <tr><td>404, 5xx (503 included)</td><td>retry; counts as an outage: when every request of
- *       the batch to that endpoint failed so, unavailable for that endpoint</td></tr>
- *   <tr><td>410 Gone</td><td>reject</td></tr>
- *   <tr><td>every other status: 3xx (never followed), 408, 429, other 4xx</td><td>retry</td></tr>
- *   <tr><td>any failed answer with {@code Retry-After}</td><td>the delay it asks for (seconds or
- *       HTTP date, capped by {@link Builder#maxRetryAfter})</td></tr>
- *   <tr><td>connect error, timeout, I/O error, unresolvable host</td><td>retry; counts as an
- *       outage</td></tr>
- *   <tr><td>destination refused (scheme, address)</td><td>reject</td></tr>
- *   <tr><td>router returned null</td><td>reject</td></tr>
- *   <tr><td>router threw</td><td>retry</td></tr>
- *   <tr><td>the calling thread is interrupted</td><td>events the endpoint already answered keep
- *       their result (2xx: delivered); every other event is unavailable, "not confirmed:
- *       interrupted …" (no attempt charged). No new request starts, the requests in flight are
- *       abandoned and the call returns at once with the interrupt flag set; see below</td></tr>
- * </table>
- *
- * <p><b>Per-endpoint circuit breaker.</b> When every request of a batch to one endpoint fails as an
- * outage, all of that endpoint's events in the batch are answered {@link
- * SendResult#unavailable(String, String)} with the scope {@code "webhook endpoint <url>"} (no
- * attempt charged; the relay holds back that endpoint's events only and goes on with the others)
- * and the breaker opens for {@link Builder#circuitOpenDuration} (longer if a 503 asked for it).
- * While open, its events are answered unavailable without a request. Then one request probes; if
- * the endpoint answers at all, it closes. Other endpoints are unaffected. Within a batch, once an
- * endpoint has failed as an outage and never answered, no new request is started to it until those
- * in flight complete, so a dead endpoint costs about one timeout per batch, not one per event.
- *
- * <p><b>Order and concurrency.</b> The events of a batch are sent concurrently, at most {@link
- * Builder#maxInFlightPerEndpoint} requests per endpoint and {@link Builder#maxInFlight} in all per
- * batch, each waiting on a thread of the transport's own pool, and each gets its own result. The
- * transport makes no promise of order within a batch ({@link #keepsOrderWithinBatch()} is false): a
- * relay in ordered mode keeps per-aggregate order by giving it at most one event per aggregate per
- * call.
- *
- * <p><b>Interrupts.</b> When the thread in {@link #sendBatch} is interrupted (a relay that gave up
- * on the batch, or is stopping), no further request is started, the requests in flight are
- * cancelled (their worker threads are interrupted) and the call returns at once, without waiting
- * for them, with the interrupt flag set again. Events whose request was answered before keep that
- * answer's result, so those answered 2xx stay delivered. Every other event is {@link
- * SendResult#unavailable(String) unavailable} (no attempt charged): "not confirmed: interrupted
- * before &lt;endpoint&gt; answered" for a request that was in flight, which the endpoint may still
- * have received and processed (receivers deduplicate on {@code webhook-id}), and "not confirmed:
- * interrupted before it was sent" for the rest. Half a batch says nothing about an endpoint, so no
- * circuit breaker changes state. An interrupt that comes before the requests start (during routing
- * or the address check, which waits for DNS without being interruptible) sends nothing at all.
- *
- * <h2>Security</h2>
- *
- * <ul>
- *   <li>Only {@code https} unless {@link Builder#allowHttp()}.
- *   <li>Before each batch, every endpoint host is resolved with the {@link AddressResolver} and
- *       refused if any address is loopback, link-local, private (site-local), unique-local
- *       (fc00::/7), any-local, multicast, shared (100.64.0.0/10) or reserved, unless {@link
- *       Builder#allowPrivateAddresses()}. Cloud metadata addresses (169.254.169.254, fd00:ec2::254,
- *       …) are refused always. <i>DNS rebinding:</i> the HTTP client resolves the host again when
- *       it connects. With the default resolver both lookups normally hit the JVM's address cache
- *       (30 s positive TTL by default), which keeps them consistent, but a hostile DNS server with
- *       a zero TTL can still answer differently the second time. Where tenants control endpoint
- *       URLs, also enforce egress rules in the network (firewall or egress proxy).
- *   <li>Redirects are never followed; connect and request timeouts always apply.
- *   <li>At most {@link #MAX_RESPONSE_BODY_BYTES} of a response body are read, then discarded;
- *       bodies are never logged or put in failure reasons. Secrets are never logged nor put in
- *       reasons or exception messages; URLs appear without their query string.
- * </ul>
+ * <p>The {@linkplain dev.outboxkit.http package documentation} tables every outcome and describes
+ * interrupts, the circuit breaker, concurrency and the security checks in full.
  */
 public final class WebhookTransport implements Transport {
   /** Time allowed to open a TCP (and TLS) connection: 5 seconds. */
@@ -156,10 +84,7 @@ public final class WebhookTransport implements Transport {
   private static final Logger log = LoggerFactory.getLogger(WebhookTransport.class);
 
   private final String name;
-  private final HttpClient client;
-  private final boolean ownClient;
-  private final ExecutorService pool;
-  private final Threads threads;
+  private final HttpClientHandle http;
   private final Duration requestTimeout;
   private final WebhookEngine engine;
   private volatile boolean closed;
@@ -167,33 +92,19 @@ public final class WebhookTransport implements Transport {
   private WebhookTransport(Builder b) {
     this.name = b.name;
     this.requestTimeout = b.requestTimeout;
-    // Idle threads die after a minute; busy ones are bounded by maxInFlight per batch.
-    this.threads = new Threads(b.threadFactory, "outboxkit-" + name + "-");
-    this.pool = Executors.newCachedThreadPool(threads.factory("http"));
-    this.ownClient = b.httpClient == null;
-    Duration connectTimeout;
-    if (ownClient) {
-      connectTimeout = b.connectTimeout != null ? b.connectTimeout : DEFAULT_CONNECT_TIMEOUT;
-      // HTTP/1.1: over plain http the JDK's HTTP/2 default adds an h2c upgrade offer to every
-      // request, which receivers rarely take and some proxies mishandle. Pass a client for h2.
-      this.client =
-          HttpClient.newBuilder()
-              .version(HttpClient.Version.HTTP_1_1)
-              .connectTimeout(connectTimeout)
-              .followRedirects(HttpClient.Redirect.NEVER)
-              .executor(pool)
-              .build();
-    } else {
-      this.client = b.httpClient;
-      connectTimeout = client.connectTimeout().orElse(null);
-    }
+    this.http =
+        new HttpClientHandle(
+            name,
+            b.httpClient,
+            b.connectTimeout != null ? b.connectTimeout : DEFAULT_CONNECT_TIMEOUT,
+            b.threadFactory);
+    Duration connectTimeout = http.connectTimeout();
     int maxInFlightPerEndpoint = Math.min(b.maxInFlightPerEndpoint, b.maxInFlight);
     this.engine =
         new WebhookEngine(
             name,
             b.router,
-            client,
-            pool,
+            http,
             b.maxInFlight,
             maxInFlightPerEndpoint,
             b.circuitOpenDuration,
@@ -217,7 +128,7 @@ public final class WebhookTransport implements Transport {
         b.circuitOpenDuration,
         b.allowHttp,
         b.allowPrivateAddresses,
-        ownClient ? "own (HTTP/1.1)" : "supplied",
+        http.describe(),
         b.clock);
   }
 
@@ -269,7 +180,8 @@ public final class WebhookTransport implements Transport {
    * Sends a batch concurrently (in-flight requests bounded per endpoint) and waits for every
    * answer. If the calling thread is interrupted, no further request starts and the call returns at
    * once with the interrupt flag set: events already answered keep their result (2xx: delivered),
-   * every other event is unavailable (see the class comment).
+   * every other event is unavailable, uncharged (the {@linkplain dev.outboxkit.http package
+   * documentation} says which reason each gets, and what an endpoint may still have received).
    *
    * @param batch messages in claim order
    * @return one result per message, same order; never throws for a failed delivery
@@ -283,22 +195,7 @@ public final class WebhookTransport implements Transport {
     if (closed) {
       return closedResults(batch.size());
     }
-    long start = System.nanoTime();
-    List<SendResult> results = engine.send(batch);
-    if (log.isDebugEnabled()) {
-      int[] counts = new int[SendResult.Status.values().length];
-      results.forEach(r -> counts[r.status().ordinal()]++);
-      log.debug(
-          "[{}] Sent batch of {} in {} ms: delivered={}, retry={}, reject={}, unavailable={}",
-          name,
-          batch.size(),
-          (System.nanoTime() - start) / 1_000_000,
-          counts[SendResult.Status.DELIVERED.ordinal()],
-          counts[SendResult.Status.RETRY.ordinal()],
-          counts[SendResult.Status.REJECT.ordinal()],
-          counts[SendResult.Status.UNAVAILABLE.ordinal()]);
-    }
-    return results;
+    return engine.send(batch);
   }
 
   /**
@@ -316,11 +213,9 @@ public final class WebhookTransport implements Transport {
   public List<CompletableFuture<SendResult>> sendBatchAsync(List<OutboxMessage> batch) {
     Objects.requireNonNull(batch, "batch");
     if (closed) {
-      List<CompletableFuture<SendResult>> done = new ArrayList<>(batch.size());
-      for (SendResult r : closedResults(batch.size())) {
-        done.add(CompletableFuture.completedFuture(r));
-      }
-      return done;
+      return closedResults(batch.size()).stream()
+          .map(CompletableFuture::completedFuture)
+          .collect(Collectors.toList());
     }
     return engine.start(batch);
   }
@@ -351,18 +246,7 @@ public final class WebhookTransport implements Transport {
       return;
     }
     closed = true;
-    pool.shutdown();
-    // Idle threads end at once; a request still in flight ends within its requestTimeout.
-    threads.awaitEnded(Duration.ofSeconds(1));
-    if (ownClient && client instanceof AutoCloseable) {
-      // Java 21+: ends the client's selector thread now instead of when the client is collected,
-      // so it no longer pins a web application's class loader after undeploy.
-      try {
-        ((AutoCloseable) client).close();
-      } catch (Exception e) {
-        log.debug("[{}] closing the HTTP client failed", name, e);
-      }
-    }
+    http.close();
     log.info("[{}] Webhook transport closed", name);
   }
 
@@ -400,7 +284,11 @@ public final class WebhookTransport implements Transport {
      * Takes the threads that send requests (and, for the transport's own HTTP client, run its
      * completions) from this factory, e.g. a Java EE container's {@code ManagedThreadFactory}. The
      * JDK's {@code HttpClient} also runs one selector thread of its own, which no factory can
-     * supply; it runs JDK code only and ends once the closed transport's client is collected.
+     * supply; it runs JDK code only and ends at {@link WebhookTransport#close()} on Java 21+ (on
+     * older JDKs once the closed transport's client is collected). Work the client still hands off
+     * after {@code close()} has shut the pool down (its clean-up, its internal work for a request
+     * still in flight) runs, by the JDK's own fallback, in the JVM's common {@code ForkJoinPool}:
+     * JDK code only, as the transport's own work stays on the pool's threads.
      *
      * @param threadFactory the factory; default: daemon threads named {@code
      *     outboxkit-<name>-http-<n>}
@@ -432,7 +320,7 @@ public final class WebhookTransport implements Transport {
      * @return this builder
      */
     public Builder connectTimeout(Duration timeout) {
-      this.connectTimeout = timeout("connectTimeout", timeout);
+      this.connectTimeout = Options.timeout("connectTimeout", timeout);
       return this;
     }
 
@@ -445,7 +333,7 @@ public final class WebhookTransport implements Transport {
      * @return this builder
      */
     public Builder requestTimeout(Duration timeout) {
-      this.requestTimeout = timeout("requestTimeout", timeout);
+      this.requestTimeout = Options.timeout("requestTimeout", timeout);
       return this;
     }
 
@@ -457,11 +345,7 @@ public final class WebhookTransport implements Transport {
      * @return this builder
      */
     public Builder maxInFlight(int max) {
-      if (max < 1 || max > 1024) {
-        throw new OutboxConfigurationException(
-            "maxInFlight must be between 1 and 1024, was " + max);
-      }
-      this.maxInFlight = max;
+      this.maxInFlight = Options.between("maxInFlight", max, 1, 1024);
       return this;
     }
 
@@ -473,18 +357,13 @@ public final class WebhookTransport implements Transport {
      * @return this builder
      */
     public Builder maxInFlightPerEndpoint(int max) {
-      if (max < 1 || max > 256) {
-        throw new OutboxConfigurationException(
-            "maxInFlightPerEndpoint must be between 1 and 256, was " + max);
-      }
-      this.maxInFlightPerEndpoint = max;
+      this.maxInFlightPerEndpoint = Options.between("maxInFlightPerEndpoint", max, 1, 256);
       return this;
     }
 
     /**
-     * How answers are read, status by status; {@link WebhookStatusPolicy#STANDARD} unless set (only
-     * 2xx delivers; 401/403 are the endpoint's outage, 404 and 5xx its failures, 410 rejects, every
-     * other status is retried).
+     * How answers are read, status by status; {@link WebhookStatusPolicy#STANDARD} unless set (the
+     * package documentation tables it).
      *
      * @param policy status to verdict, e.g. one that rejects a 422 your receiver never accepts
      * @return this builder
@@ -503,11 +382,7 @@ public final class WebhookTransport implements Transport {
      */
     public Builder maxRetryAfter(Duration max) {
       OutboxConfigurationException.requireNonNull(max, "maxRetryAfter");
-      if (max.getSeconds() < 1) {
-        throw new OutboxConfigurationException(
-            "maxRetryAfter must be at least 1 second, was " + max);
-      }
-      this.maxRetryAfter = max;
+      this.maxRetryAfter = Options.atLeastOneSecond("maxRetryAfter", max);
       return this;
     }
 
@@ -521,11 +396,7 @@ public final class WebhookTransport implements Transport {
      */
     public Builder circuitOpenDuration(Duration duration) {
       OutboxConfigurationException.requireNonNull(duration, "circuitOpenDuration");
-      if (duration.isNegative() || duration.isZero()) {
-        throw new OutboxConfigurationException(
-            "circuitOpenDuration must be positive, was " + duration);
-      }
-      this.circuitOpenDuration = duration;
+      this.circuitOpenDuration = Options.positive("circuitOpenDuration", duration);
       return this;
     }
 
@@ -554,21 +425,16 @@ public final class WebhookTransport implements Transport {
 
     /**
      * Sends through this client instead of one the transport builds (e.g. for a custom {@code
-     * SSLContext}, proxy or HTTP version). It must not follow redirects, and it is not closed by
-     * {@link WebhookTransport#close()}. Its connect timeout applies; set one.
+     * SSLContext}, proxy or HTTP/2: the transport's own client speaks HTTP/1.1). It must not follow
+     * redirects, and it is not closed by {@link WebhookTransport#close()}. Its connect timeout
+     * applies; set one.
      *
      * @param client a client built with {@code followRedirects(HttpClient.Redirect.NEVER)}
      * @return this builder
      */
     public Builder httpClient(HttpClient client) {
       OutboxConfigurationException.requireNonNull(client, "httpClient");
-      if (client.followRedirects() != HttpClient.Redirect.NEVER) {
-        throw new OutboxConfigurationException(
-            "the HttpClient follows redirects ("
-                + client.followRedirects()
-                + "); build it with followRedirects(HttpClient.Redirect.NEVER)");
-      }
-      this.httpClient = client;
+      this.httpClient = HttpClientHandle.requireNoRedirects(client);
       return this;
     }
 
@@ -584,9 +450,11 @@ public final class WebhookTransport implements Transport {
     }
 
     /**
-     * Permits endpoints that resolve to loopback, private, link-local, unique-local and other
-     * non-public addresses (tests, in-cluster receivers). Cloud metadata addresses stay refused.
-     * Off by default, so that a URL chosen by a tenant cannot reach internal services.
+     * Permits endpoints that resolve to non-public addresses (tests, in-cluster receivers):
+     * loopback, link-local, private (site-local), unique-local (fc00::/7), any-local, multicast,
+     * shared (100.64.0.0/10) or reserved. Cloud metadata addresses (169.254.169.254, fd00:ec2::254,
+     * …) stay refused. Off by default, so that a URL chosen by a tenant cannot reach internal
+     * services; a host is refused when any of its addresses is not public.
      *
      * @return this builder
      */
@@ -608,23 +476,13 @@ public final class WebhookTransport implements Transport {
                 + " timeout on the HttpClient passed to httpClient(...)");
       }
       if (singleEndpoint != null
-          && !allowHttp
-          && !singleEndpoint.url().getScheme().equalsIgnoreCase("https")) {
+          && !DestinationGuard.schemeAllowed(singleEndpoint.url(), allowHttp)) {
         throw new OutboxConfigurationException(
             "webhook endpoint "
                 + Urls.display(singleEndpoint.url())
                 + " uses plain http: use https, or call allowHttp()");
       }
       return new WebhookTransport(this);
-    }
-
-    private static Duration timeout(String option, Duration timeout) {
-      OutboxConfigurationException.requireNonNull(timeout, option);
-      if (timeout.toMillis() < 1 || timeout.compareTo(Duration.ofMinutes(5)) > 0) {
-        throw new OutboxConfigurationException(
-            option + " must be between 1 ms and 5 minutes, was " + timeout);
-      }
-      return timeout;
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.outboxkit.http;
 
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.http.internal.Hmac;
+import dev.outboxkit.http.internal.Options;
 import dev.outboxkit.http.internal.Secrets;
 import java.security.MessageDigest;
 import java.time.Clock;
@@ -386,11 +387,7 @@ public final class WebhookVerifier {
      */
     public Builder tolerance(Duration tolerance) {
       Objects.requireNonNull(tolerance, "tolerance");
-      if (tolerance.getSeconds() < 1) {
-        throw new OutboxConfigurationException(
-            "tolerance must be at least 1 second, was " + tolerance);
-      }
-      this.tolerance = tolerance;
+      this.tolerance = Options.atLeastOneSecond("tolerance", tolerance);
       return this;
     }
 

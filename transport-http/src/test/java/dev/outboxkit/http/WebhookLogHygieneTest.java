@@ -13,6 +13,7 @@ import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.TestDatabases;
+import dev.outboxkit.testkit.http.HttpReceiver;
 import dev.outboxkit.testkit.logging.LogCapture;
 import java.sql.Connection;
 import java.time.Duration;
@@ -44,7 +45,7 @@ class WebhookLogHygieneTest {
     AtomicInteger requests = new AtomicInteger();
 
     try (LogCapture capture = LogCapture.start();
-        Receiver receiver = new Receiver(WebhookVerifier.of(SECRET));
+        HttpReceiver receiver = VerifyingReceiver.start(WebhookVerifier.of(SECRET));
         TestDatabase db = TestDatabases.create(Flavor.H2, "WebhookLogHygiene");
         WebhookTransport transport =
             WebhookTransport.builder(receiver.uri("/hooks"), SECRET)
@@ -62,11 +63,11 @@ class WebhookLogHygieneTest {
       receiver.respond(
           r -> {
             if (!"o-1".equals(r.header(WebhookHeaders.AGGREGATE_ID))) {
-              return Receiver.Reply.status(204);
+              return HttpReceiver.Reply.status(204);
             }
             return requests.incrementAndGet() == 1
-                ? Receiver.Reply.status(500, "x-echo", marker)
-                : Receiver.Reply.status(410, "x-echo", marker);
+                ? HttpReceiver.Reply.status(500, "x-echo", marker)
+                : HttpReceiver.Reply.status(410, "x-echo", marker);
           });
       try (Connection c = db.connect()) {
         OutboxSchema.create(c);

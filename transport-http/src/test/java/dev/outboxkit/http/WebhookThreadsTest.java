@@ -9,6 +9,7 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.testkit.ThreadCensus;
 import dev.outboxkit.testkit.ThreadCensus.CountingFactory;
+import dev.outboxkit.testkit.http.HttpReceiver;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -18,18 +19,26 @@ import org.junit.jupiter.api.Test;
 /**
  * Where the transport's threads come from: with a {@code threadFactory} every thread it starts is
  * the factory's (a Java EE container's managed threads); without one they are its own named daemon
- * threads. None outlives {@code close()}. Left out of the count: the test receiver's threads and
- * the JDK {@code HttpClient}'s selector thread, which the JDK starts for itself (documented on
- * {@link WebhookTransport.Builder#threadFactory}).
+ * threads. None outlives {@code close()}. Left out of the count: the test receiver's threads, and
+ * the JDK {@code HttpClient}'s selector thread and common-pool fallback, which the JDK uses for
+ * itself (documented on {@link WebhookTransport.Builder#threadFactory}).
  */
 class WebhookThreadsTest {
-  private static final String[] NOT_OURS = {"HTTP-Dispatcher", "pool-", "HttpClient-"};
+  private static final String[] NOT_OURS = {
+    "HTTP-Dispatcher", // the test receiver's
+    "pool-", // the test receiver's request threads
+    "HttpClient-", // the JDK HttpClient's selector thread (JDK code, ends with its client)
+    // The JDK's own fallback: a task its selector hands off after close() shut the transport's
+    // pool down runs in the JVM's common pool (seen on JDK 25, where close() then also closes the
+    // client, whose clean-up meets the shut-down pool).
+    "ForkJoinPool.commonPool-worker-",
+  };
 
-  private Receiver receiver;
+  private HttpReceiver receiver;
 
   @BeforeEach
   void startReceiver() throws Exception {
-    receiver = new Receiver(WebhookVerifier.builder().secret(SECRET).build());
+    receiver = VerifyingReceiver.start(WebhookVerifier.builder().secret(SECRET).build());
   }
 
   @AfterEach

@@ -10,6 +10,7 @@ import dev.outboxkit.jdbc.OutboxWriter;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.TestDatabases;
+import dev.outboxkit.testkit.http.HttpReceiver;
 import java.sql.Connection;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +33,7 @@ class WebhookTraceContextTest {
             .contextHeaders(() -> Map.of("traceparent", TRACEPARENT, "tracestate", TRACESTATE))
             .build();
 
-    try (Receiver receiver = new Receiver(WebhookVerifier.of(SECRET));
+    try (HttpReceiver receiver = VerifyingReceiver.start(WebhookVerifier.of(SECRET));
         TestDatabase db = TestDatabases.create(Flavor.H2, "WebhookTrace");
         WebhookTransport transport =
             WebhookTransport.builder(receiver.uri("/hooks"), SECRET)
@@ -55,10 +56,10 @@ class WebhookTraceContextTest {
         assertThat(relay.runOnce()).isEqualTo(2);
       }
 
-      List<Receiver.Request> requests = receiver.requests();
+      List<HttpReceiver.Request> requests = receiver.requests();
       assertThat(requests).hasSize(2).allSatisfy(r -> assertThat(r.refusal()).isNull());
-      Receiver.Request fromHook = byAggregate(requests, "a-1");
-      Receiver.Request fromCaller = byAggregate(requests, "a-2");
+      HttpReceiver.Request fromHook = byAggregate(requests, "a-1");
+      HttpReceiver.Request fromCaller = byAggregate(requests, "a-2");
       assertThat(fromHook.headers().get("traceparent")).containsExactly(TRACEPARENT);
       assertThat(fromHook.headers().get("tracestate")).containsExactly(TRACESTATE);
       assertThat(fromCaller.headers().get("traceparent")).containsExactly(OWN_TRACEPARENT);
@@ -66,7 +67,7 @@ class WebhookTraceContextTest {
     }
   }
 
-  private static Receiver.Request byAggregate(List<Receiver.Request> requests, String id) {
+  private static HttpReceiver.Request byAggregate(List<HttpReceiver.Request> requests, String id) {
     return requests.stream()
         .filter(r -> id.equals(r.header(WebhookHeaders.AGGREGATE_ID)))
         .findFirst()

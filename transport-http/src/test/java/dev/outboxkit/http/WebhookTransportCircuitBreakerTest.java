@@ -9,6 +9,7 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.SendResult.Status;
 import dev.outboxkit.testkit.MutableClock;
+import dev.outboxkit.testkit.http.HttpReceiver;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
@@ -23,12 +24,13 @@ import org.junit.jupiter.api.Test;
 /** The per-endpoint circuit breaker; time moves through the clock, never by sleeping. */
 class WebhookTransportCircuitBreakerTest {
   final MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-  Receiver receiver;
+  HttpReceiver receiver;
   WebhookTransport transport;
 
   @BeforeEach
   void start() throws Exception {
-    receiver = new Receiver(WebhookVerifier.builder().secret(SECRET).clock(clock).build());
+    receiver =
+        VerifyingReceiver.start(WebhookVerifier.builder().secret(SECRET).clock(clock).build());
     transport = transport(WebhookRouter.to(WebhookEndpoint.of(receiver.uri("/hooks"), SECRET)));
   }
 
@@ -54,7 +56,7 @@ class WebhookTransportCircuitBreakerTest {
 
   @Test
   void opens_when_a_whole_batch_failed_and_answers_unavailable_without_sending() {
-    receiver.respond(r -> Receiver.Reply.status(500));
+    receiver.respond(r -> HttpReceiver.Reply.status(500));
     transport.sendBatch(threeAggregates());
     int sent = receiver.requests().size();
 
@@ -72,10 +74,10 @@ class WebhookTransportCircuitBreakerTest {
 
   @Test
   void probes_once_the_open_duration_passed_and_closes_when_the_endpoint_answers() {
-    receiver.respond(r -> Receiver.Reply.status(500));
+    receiver.respond(r -> HttpReceiver.Reply.status(500));
     transport.sendBatch(threeAggregates());
     int failed = receiver.requests().size();
-    receiver.respond(r -> Receiver.Reply.status(204));
+    receiver.respond(r -> HttpReceiver.Reply.status(204));
 
     clock.advance(Duration.ofSeconds(31));
     List<SendResult> afterProbe = transport.sendBatch(threeAggregates());
@@ -88,7 +90,7 @@ class WebhookTransportCircuitBreakerTest {
 
   @Test
   void reopens_when_the_probe_fails_after_one_request() {
-    receiver.respond(r -> Receiver.Reply.status(502));
+    receiver.respond(r -> HttpReceiver.Reply.status(502));
     transport.sendBatch(threeAggregates());
     int failed = receiver.requests().size();
 
@@ -104,7 +106,7 @@ class WebhookTransportCircuitBreakerTest {
 
   @Test
   void keeps_the_circuit_open_as_long_as_a_503_retry_after_asks() {
-    receiver.respond(r -> Receiver.Reply.status(503, "Retry-After", "120"));
+    receiver.respond(r -> HttpReceiver.Reply.status(503, "Retry-After", "120"));
     transport.sendBatch(threeAggregates());
 
     clock.advance(Duration.ofSeconds(31));
@@ -119,9 +121,9 @@ class WebhookTransportCircuitBreakerTest {
 
   @Test
   void leaves_other_endpoints_alone() throws Exception {
-    try (Receiver alive =
-        new Receiver(WebhookVerifier.builder().secret(SECRET).clock(clock).build())) {
-      receiver.respond(r -> Receiver.Reply.status(500));
+    try (HttpReceiver alive =
+        VerifyingReceiver.start(WebhookVerifier.builder().secret(SECRET).clock(clock).build())) {
+      receiver.respond(r -> HttpReceiver.Reply.status(500));
       transport.close();
       transport =
           transport(
@@ -169,7 +171,7 @@ class WebhookTransportCircuitBreakerTest {
   @Test
   void stops_sending_to_an_endpoint_after_its_first_requests_all_failed() {
     CountDownLatch release = new CountDownLatch(1);
-    receiver.respond(r -> Receiver.Reply.hang(release));
+    receiver.respond(r -> HttpReceiver.Reply.hang(release));
     transport.close();
     transport =
         WebhookTransport.builder(WebhookEndpoint.of(receiver.uri("/hooks"), SECRET))
@@ -177,7 +179,8 @@ class WebhookTransportCircuitBreakerTest {
             .allowPrivateAddresses()
             .clock(clock)
             .maxInFlightPerEndpoint(2)
-            .requestTimeout(Duration.ofMillis(300))
+            // 1.5 s: time for both first requests to reach the receiver on a busy machine.
+            .requestTimeout(Duration.ofMillis(1500))
             .build();
     try {
       List<SendResult> results =
@@ -199,7 +202,7 @@ class WebhookTransportCircuitBreakerTest {
 
   @Test
   void marks_every_event_of_a_dead_endpoint_unavailable_for_it() {
-    receiver.respond(r -> Receiver.Reply.status(500));
+    receiver.respond(r -> HttpReceiver.Reply.status(500));
 
     List<SendResult> results =
         transport.sendBatch(firstAttempts(event("A", "{\"n\":1}"), event("A", "{\"n\":2}")));

@@ -2,6 +2,7 @@ package dev.outboxkit.http;
 
 import dev.outboxkit.Transport;
 import dev.outboxkit.testing.TransportContract;
+import dev.outboxkit.testkit.http.HttpReceiver;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -16,11 +17,11 @@ import org.junit.jupiter.api.BeforeAll;
 /** The transport contract kit against a real HTTP receiver on loopback. */
 class WebhookTransportContractTest extends TransportContract {
   private static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-  private static Receiver receiver;
+  private static HttpReceiver receiver;
 
   @BeforeAll
   static void startReceiver() throws IOException {
-    receiver = new Receiver(WebhookVerifier.of(SECRET));
+    receiver = VerifyingReceiver.start(WebhookVerifier.of(SECRET));
   }
 
   @AfterAll
@@ -54,7 +55,7 @@ class WebhookTransportContractTest extends TransportContract {
   @Override
   protected List<UUID> receivedIds() {
     List<UUID> ids = new ArrayList<>();
-    for (Receiver.Request r : receiver.requests("/contract")) {
+    for (HttpReceiver.Request r : receiver.requests("/contract")) {
       ids.add(UUID.fromString(r.header("webhook-id")));
     }
     return ids;

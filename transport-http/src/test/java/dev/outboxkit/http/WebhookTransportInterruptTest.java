@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.testkit.InterruptedCall;
+import dev.outboxkit.testkit.http.HttpReceiver;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -31,7 +32,7 @@ class WebhookTransportInterruptTest {
 
   final Set<Thread> transportThreads = ConcurrentHashMap.newKeySet();
   final CountDownLatch release = new CountDownLatch(1);
-  Receiver receiver;
+  HttpReceiver receiver;
   WebhookTransport transport;
 
   @AfterEach
@@ -54,15 +55,15 @@ class WebhookTransportInterruptTest {
     Set<String> answeredIds = ConcurrentHashMap.newKeySet();
     CountDownLatch hanging = new CountDownLatch(IN_FLIGHT);
     receiver =
-        new Receiver(null)
+        HttpReceiver.start()
             .respond(
                 r -> {
                   if (arrivals.incrementAndGet() <= ANSWERED) {
                     answeredIds.add(r.header(WebhookHeaders.ID));
-                    return Receiver.Reply.status(204);
+                    return HttpReceiver.Reply.status(204);
                   }
                   hanging.countDown();
-                  return Receiver.Reply.hang(release);
+                  return HttpReceiver.Reply.hang(release);
                 });
     transport =
         WebhookTransport.builder(WebhookEndpoint.of(receiver.uri("/hooks"), SECRET))

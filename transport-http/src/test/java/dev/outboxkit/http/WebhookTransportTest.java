@@ -14,6 +14,7 @@ import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.SendResult.Status;
 import dev.outboxkit.testkit.MutableClock;
+import dev.outboxkit.testkit.http.HttpReceiver;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -38,13 +39,13 @@ class WebhookTransportTest {
   static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
 
   final MutableClock clock = new MutableClock(T0);
-  Receiver receiver;
+  HttpReceiver receiver;
   WebhookTransport transport;
 
   @BeforeEach
   void start() throws Exception {
     receiver =
-        new Receiver(WebhookVerifier.builder().secret(SECRET).clock(clock).build())
+        VerifyingReceiver.start(WebhookVerifier.builder().secret(SECRET).clock(clock).build())
             .respond(WebhookTransportTest::replyAsTold);
     transport = transport(WebhookEndpoint.of(receiver.uri("/hooks"), SECRET)).build();
   }
@@ -64,16 +65,16 @@ class WebhookTransportTest {
   }
 
   /** Answers as the event's {@code test-reply} header says: {@code status[|retry-after]}. */
-  static Receiver.Reply replyAsTold(Receiver.Request r) {
+  static HttpReceiver.Reply replyAsTold(HttpReceiver.Request r) {
     String told = r.header("test-reply");
     if (told == null) {
-      return Receiver.Reply.status(204);
+      return HttpReceiver.Reply.status(204);
     }
     String[] parts = told.split("\\|", 2);
     int status = Integer.parseInt(parts[0]);
     return parts.length == 2
-        ? Receiver.Reply.status(status, "Retry-After", parts[1])
-        : Receiver.Reply.status(status);
+        ? HttpReceiver.Reply.status(status, "Retry-After", parts[1])
+        : HttpReceiver.Reply.status(status);
   }
 
   @Test
@@ -97,7 +98,7 @@ class WebhookTransportTest {
     SendResult result = transport.send(OutboxMessage.of(e, 1));
 
     assertThat(result).isEqualTo(SendResult.delivered());
-    Receiver.Request r = receiver.requests().get(0);
+    HttpReceiver.Request r = receiver.requests().get(0);
     assertThat(r.refusal()).isNull();
     assertThat(r.path()).isEqualTo("/hooks");
     assertThat(r.bodyText()).isEqualTo("{\"total\": 42}");
@@ -127,8 +128,8 @@ class WebhookTransportTest {
     SendResult secondTry = transport.send(OutboxMessage.of(e, 2));
 
     assertThat(List.of(firstTry, secondTry)).allMatch(SendResult::isDelivered);
-    List<Receiver.Request> got = receiver.requests();
-    assertThat(got).extracting(Receiver.Request::refusal).containsOnlyNulls();
+    List<HttpReceiver.Request> got = receiver.requests();
+    assertThat(got).extracting(HttpReceiver.Request::refusal).containsOnlyNulls();
     assertThat(got).extracting(r -> r.header("webhook-id")).containsOnly(e.id().toString());
     assertThat(got)
         .extracting(r -> r.header("webhook-timestamp"))
@@ -141,8 +142,9 @@ class WebhookTransportTest {
 
   @Test
   void signs_with_every_secret_during_key_rotation() throws Exception {
-    try (Receiver onNewSecret =
-        new Receiver(WebhookVerifier.builder().secret(OTHER_SECRET).clock(clock).build())) {
+    try (HttpReceiver onNewSecret =
+        VerifyingReceiver.start(
+            WebhookVerifier.builder().secret(OTHER_SECRET).clock(clock).build())) {
       WebhookEndpoint oldAndNew =
           WebhookEndpoint.builder(onNewSecret.uri("/hooks"))
               .secret(OTHER_SECRET)
@@ -254,8 +256,8 @@ class WebhookTransportTest {
     receiver.respond(
         r ->
             r.path().equals("/hooks")
-                ? Receiver.Reply.status(307, "Location", elsewhere.toString())
-                : Receiver.Reply.status(204));
+                ? HttpReceiver.Reply.status(307, "Location", elsewhere.toString())
+                : HttpReceiver.Reply.status(204));
 
     SendResult r = transport.send(first(event("o-1", "{}")));
 
@@ -316,19 +318,20 @@ class WebhookTransportTest {
     receiver.respond(
         r ->
             r.header("test-reply") != null
-                ? Receiver.Reply.hang(release)
-                : Receiver.Reply.status(204));
+                ? HttpReceiver.Reply.hang(release)
+                : HttpReceiver.Reply.status(204));
     transport.close();
     transport =
+        // 1.5 s: the healthy request beside the hanging one (a first connection) must fit too.
         transport(WebhookEndpoint.of(receiver.uri("/hooks"), SECRET))
-            .requestTimeout(Duration.ofMillis(300))
+            .requestTimeout(Duration.ofMillis(1500))
             .build();
     try {
       List<SendResult> results =
           transport.sendBatch(firstAttempts(event("o-1", "{}", "hang"), event("o-2", "{}")));
 
       assertThat(results.get(0).status()).isEqualTo(Status.RETRY);
-      assertThat(results.get(0).reason().orElseThrow()).contains("no response").contains("PT0.3S");
+      assertThat(results.get(0).reason().orElseThrow()).contains("no response").contains("PT1.5S");
       assertThat(results.get(1)).isEqualTo(SendResult.delivered());
     } finally {
       release.countDown();
@@ -337,7 +340,7 @@ class WebhookTransportTest {
 
   @Test
   void answers_unavailable_when_every_request_of_the_batch_fails() {
-    receiver.respond(r -> Receiver.Reply.status(500));
+    receiver.respond(r -> HttpReceiver.Reply.status(500));
 
     List<SendResult> results =
         transport.sendBatch(
@@ -354,7 +357,7 @@ class WebhookTransportTest {
         transport(WebhookEndpoint.of(receiver.uri("/hooks"), SECRET))
             .maxInFlightPerEndpoint(3)
             .build();
-    receiver.respond(r -> Receiver.Reply.delayed(204, 15));
+    receiver.respond(r -> HttpReceiver.Reply.delayed(204, 15));
     List<OutboxEvent> events = new ArrayList<>();
     for (int seq = 0; seq < 4; seq++) {
       for (int agg = 0; agg < 10; agg++) {
@@ -370,7 +373,7 @@ class WebhookTransportTest {
             .collect(
                 Collectors.groupingBy(
                     r -> r.header("outbox-aggregate-id"),
-                    Collectors.mapping(Receiver.Request::bodyText, Collectors.toList())));
+                    Collectors.mapping(HttpReceiver.Request::bodyText, Collectors.toList())));
     assertThat(arrivedPerAggregate).hasSize(10);
     arrivedPerAggregate
         .values()
@@ -395,7 +398,7 @@ class WebhookTransportTest {
             .maxInFlight(4)
             .maxInFlightPerEndpoint(3)
             .build();
-    receiver.respond(r -> Receiver.Reply.delayed(204, 15));
+    receiver.respond(r -> HttpReceiver.Reply.delayed(204, 15));
     List<OutboxMessage> batch = new ArrayList<>();
     for (int agg = 0; agg < 10; agg++) {
       batch.add(first(event("l" + agg, "{}")));
@@ -413,7 +416,7 @@ class WebhookTransportTest {
   void answers_unavailable_for_unconfirmed_events_when_the_caller_is_interrupted()
       throws Exception {
     CountDownLatch release = new CountDownLatch(1);
-    receiver.respond(r -> Receiver.Reply.hang(release));
+    receiver.respond(r -> HttpReceiver.Reply.hang(release));
     OutboxEvent a1 = event("A", "{\"n\":1}");
     AtomicReference<List<SendResult>> results = new AtomicReference<>();
     AtomicBoolean interruptKept = new AtomicBoolean();
@@ -450,7 +453,7 @@ class WebhookTransportTest {
                     + " answered; it may have received the request"),
             SendResult.unavailable("not confirmed: interrupted before it was sent"));
     // Half a batch says nothing about the endpoint: no breaker opened.
-    receiver.respond(r -> Receiver.Reply.status(204));
+    receiver.respond(r -> HttpReceiver.Reply.status(204));
     assertThat(transport.send(first(event("B", "{}")))).isEqualTo(SendResult.delivered());
   }
 
@@ -459,7 +462,7 @@ class WebhookTransportTest {
       throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     receiver.respond(
-        r -> r.bodyText().contains("slow") ? Receiver.Reply.hang(release) : replyAsTold(r));
+        r -> r.bodyText().contains("slow") ? HttpReceiver.Reply.hang(release) : replyAsTold(r));
     try {
       List<CompletableFuture<SendResult>> futures =
           transport.sendBatchAsync(
@@ -482,7 +485,7 @@ class WebhookTransportTest {
   void cancelling_a_future_of_send_batch_async_stops_the_batch_without_a_breaker_verdict()
       throws Exception {
     CountDownLatch release = new CountDownLatch(1);
-    receiver.respond(r -> Receiver.Reply.hang(release));
+    receiver.respond(r -> HttpReceiver.Reply.hang(release));
     try {
       List<CompletableFuture<SendResult>> futures =
           transport.sendBatchAsync(firstAttempts(event("A", "{}"), event("B", "{}")));
@@ -502,7 +505,7 @@ class WebhookTransportTest {
       release.countDown();
     }
     // Half a batch says nothing about the endpoint: no breaker opened.
-    receiver.respond(r -> Receiver.Reply.status(204));
+    receiver.respond(r -> HttpReceiver.Reply.status(204));
     assertThat(transport.send(first(event("B", "{}")))).isEqualTo(SendResult.delivered());
   }
 
@@ -541,7 +544,7 @@ class WebhookTransportTest {
 
     assertThat(transport.send(first(e))).isEqualTo(SendResult.delivered());
 
-    Receiver.Request r = receiver.requests().get(0);
+    HttpReceiver.Request r = receiver.requests().get(0);
     assertThat(r.refusal()).isNull();
     assertThat(r.headers().get("webhook-signature"))
         .hasSize(1)
@@ -561,7 +564,7 @@ class WebhookTransportTest {
 
     assertThat(transport.send(first(e))).isEqualTo(SendResult.delivered());
 
-    Receiver.Request r = receiver.requests().get(0);
+    HttpReceiver.Request r = receiver.requests().get(0);
     assertThat(r.header("outbox-aggregate-id")).isEqualTo("%C3%A4-1");
     assertThat(r.header("note")).isEqualTo("caf%C3%A9");
   }
@@ -576,7 +579,7 @@ class WebhookTransportTest {
 
     assertThat(transport.send(first(e))).isEqualTo(SendResult.delivered());
 
-    Receiver.Request r = receiver.requests().get(0);
+    HttpReceiver.Request r = receiver.requests().get(0);
     assertThat(r.body()).isEqualTo(bytes);
     assertThat(r.header("content-type")).isEqualTo("application/octet-stream");
     assertThat(r.refusal()).isNull();

@@ -5,10 +5,10 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.Transport;
+import dev.outboxkit.internal.OwnedThreads;
 import dev.outboxkit.jms.internal.BatchSender;
 import dev.outboxkit.jms.internal.ConnectionHolder;
 import dev.outboxkit.jms.internal.MessageFactory;
-import dev.outboxkit.jms.internal.Threads;
 import jakarta.jms.ConnectionFactory;
 import java.time.Clock;
 import java.time.Duration;
@@ -177,7 +177,7 @@ public final class JmsTransport implements Transport {
   private final Function<OutboxEvent, JmsDestination> destinationRouter;
   private final ConnectionHolder connection;
   private final ScheduledThreadPoolExecutor watchdog;
-  private final Threads threads;
+  private final OwnedThreads threads;
   private final BatchSender sender;
   private final Duration sendTimeout;
   private final Duration closeTimeout;
@@ -190,7 +190,8 @@ public final class JmsTransport implements Transport {
     this.sendTimeout = b.sendTimeout;
     this.closeTimeout = b.closeTimeout;
     this.textMessages = b.textMessages;
-    this.threads = new Threads(b.threadFactory, "outboxkit-jms-" + b.name + "-");
+    this.threads =
+        new OwnedThreads(b.threadFactory, "outboxkit-jms-" + b.name + "-", "the JMS transport");
     this.connection =
         new ConnectionHolder(b.name, b.factory, b.user, b.password, threads.factory("helper"));
     this.watchdog = new ScheduledThreadPoolExecutor(1, threads.factory("watchdog"));
@@ -284,7 +285,12 @@ public final class JmsTransport implements Transport {
     if (closed.compareAndSet(false, true)) {
       connection.close(closeTimeout);
       watchdog.shutdownNow();
-      threads.awaitEnded(Duration.ofSeconds(1));
+      try {
+        // A container counts threads on undeploy; one stuck in the provider is left behind.
+        threads.awaitEnded(Duration.ofSeconds(1));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       log.info("[{}] JMS transport closed", name);
     }
   }

@@ -12,6 +12,7 @@ import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.SendResult.Status;
 import dev.outboxkit.jms.QueueReader.Received;
+import dev.outboxkit.testkit.activemq.ActiveMqTestBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSContext;
@@ -25,6 +26,7 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.activemq.ActiveMQConnectionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,12 +34,12 @@ import org.junit.jupiter.api.Test;
 
 /** A broker that goes away and comes back: its own persistent instance, restarted in place. */
 class JmsOutageTest {
-  private static EmbeddedBroker broker;
+  private static ActiveMqTestBroker broker;
   private JmsTransport transport;
 
   @BeforeAll
   static void startBroker() {
-    broker = EmbeddedBroker.startPersistent("outage");
+    broker = ActiveMqTestBroker.startPersistent("outage");
   }
 
   @AfterAll
@@ -71,7 +73,7 @@ class JmsOutageTest {
   void sendBatch_reports_unavailable_while_the_broker_is_down_and_reconnects_after_restart()
       throws Exception {
     String type = unique("Down");
-    transport(broker.factory());
+    transport(new ActiveMQConnectionFactory(broker.url()));
     assertThat(transport.send(OutboxMessage.of(event(type, "warm", 0), 1)))
         .isEqualTo(SendResult.delivered());
     List<OutboxEvent> events = events(type, 30);
@@ -103,7 +105,7 @@ class JmsOutageTest {
     // The router runs between the sends, in batch order: stopping the broker from it cuts the
     // transaction in the middle, with half the messages already sent in it.
     transport =
-        JmsTransport.builder(broker.factory())
+        JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
             .sendTimeout(Duration.ofSeconds(5))
             .destinationRouter(
                 e -> {
@@ -130,7 +132,7 @@ class JmsOutageTest {
   @Test
   void a_broker_restarted_between_sends_costs_no_unavailable_batch() throws Exception {
     String type = unique("Restart");
-    transport(broker.factory());
+    transport(new ActiveMQConnectionFactory(broker.url()));
     assertThat(transport.send(OutboxMessage.of(event(type, "a", 0), 1)))
         .isEqualTo(SendResult.delivered());
 
@@ -147,7 +149,7 @@ class JmsOutageTest {
   @Test
   void a_connection_cut_while_idle_is_replaced_within_the_next_send() throws Exception {
     String type = unique("Cut");
-    transport(broker.factory());
+    transport(new ActiveMQConnectionFactory(broker.url()));
     assertThat(transport.send(OutboxMessage.of(event(type, "a", 0), 1)))
         .isEqualTo(SendResult.delivered());
 
@@ -166,16 +168,18 @@ class JmsOutageTest {
       throws Exception {
     String type = unique("Hang");
     CountDownLatch release = new CountDownLatch(1);
-    ConnectionFactory hanging = new HangingFactory(broker.factory(), release);
+    ConnectionFactory hanging =
+        new HangingFactory(new ActiveMQConnectionFactory(broker.url()), release);
+    // 2 s: the timeout bounds the hang, and also the second call's connect, sends and commit.
     transport =
-        JmsTransport.builder(hanging).sendTimeout(Duration.ofMillis(300)).name("hang").build();
+        JmsTransport.builder(hanging).sendTimeout(Duration.ofSeconds(2)).name("hang").build();
     List<OutboxEvent> events = events(type, 5);
 
     List<SendResult> hung = transport.sendBatch(messages(events));
 
     assertThat(statuses(hung)).containsOnly(Status.UNAVAILABLE);
     assertThat(hung.get(0).reason().orElseThrow())
-        .isEqualTo("could not connect to the JMS provider within the sendTimeout of PT0.3S");
+        .isEqualTo("could not connect to the JMS provider within the sendTimeout of PT2S");
 
     release.countDown();
     List<SendResult> later = transport.sendBatch(messages(events));
@@ -189,7 +193,7 @@ class JmsOutageTest {
       throws Exception {
     String type = unique("NoListener");
     // As in Java EE and Jakarta EE web and EJB containers, where setExceptionListener is forbidden.
-    transport(new NoListenerFactory(broker.factory()));
+    transport(new NoListenerFactory(new ActiveMQConnectionFactory(broker.url())));
     assertThat(transport.send(OutboxMessage.of(event(type, "a", 0), 1)))
         .isEqualTo(SendResult.delivered());
 
@@ -203,7 +207,8 @@ class JmsOutageTest {
 
   private List<UUID> ids(String type) throws Exception {
     List<UUID> ids = new ArrayList<>();
-    for (Received r : QueueReader.readAll(broker.factory(), "outbox." + type, QUIET)) {
+    for (Received r :
+        QueueReader.readAll(new ActiveMQConnectionFactory(broker.url()), "outbox." + type, QUIET)) {
       ids.add(r.eventId());
     }
     return ids;

@@ -12,17 +12,17 @@ import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.jms.QueueReader.Received;
 import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.FreshDatabase;
+import dev.outboxkit.testkit.Sql;
 import dev.outboxkit.testkit.TestDatabase;
-import dev.outboxkit.testkit.TestDatabases;
+import dev.outboxkit.testkit.activemq.ActiveMqTestBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.Session;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,13 +36,13 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
+import org.apache.activemq.ActiveMQConnectionFactory;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.opentest4j.TestAbortedException;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * End to end on a real database and a real broker: events appended in transactions, published by
@@ -57,27 +57,28 @@ abstract class JmsRelayContractTest {
   /** Bounds of the waits; generous for a loaded 2-core machine, never asserted as timings. */
   private static final Duration PATIENCE = Duration.ofSeconds(120);
 
-  private TestDatabase db;
+  @RegisterExtension
+  final FreshDatabase database =
+      FreshDatabase.of(this::flavor)
+          .setUp(this::createTable)
+          .beforeEachTest("DELETE FROM outbox_event");
+
   private DataSource ds;
-  private String unavailable;
-  private EmbeddedBroker broker;
+  private ActiveMqTestBroker broker;
 
   /** The database product this subclass runs on. */
   protected abstract Flavor flavor();
 
-  @BeforeAll
-  void setUp() throws SQLException {
-    try {
-      db = TestDatabases.create(flavor(), getClass().getSimpleName());
-    } catch (TestAbortedException e) {
-      unavailable = e.getMessage(); // skip each test, so the report counts them
-      return;
-    }
-    ds = db.dataSource();
+  private void createTable(TestDatabase fresh) throws SQLException {
+    ds = fresh.dataSource();
     try (java.sql.Connection c = ds.getConnection()) {
       OutboxSchema.create(c);
     }
-    broker = EmbeddedBroker.startPersistent("relay-" + flavor().name().toLowerCase());
+  }
+
+  @BeforeAll
+  void setUp() {
+    broker = ActiveMqTestBroker.startPersistent("relay-" + flavor().name().toLowerCase());
   }
 
   @AfterAll
@@ -85,19 +86,11 @@ abstract class JmsRelayContractTest {
     if (broker != null) {
       broker.close();
     }
-    if (db != null) {
-      db.close();
-    }
   }
 
   @BeforeEach
-  void emptyTable() throws SQLException {
-    Assumptions.assumeTrue(unavailable == null, () -> unavailable);
+  void startBroker() {
     broker.start();
-    try (java.sql.Connection c = ds.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute("DELETE FROM outbox_event");
-    }
   }
 
   @Test
@@ -153,7 +146,9 @@ abstract class JmsRelayContractTest {
     assertThat(statusCounts()).containsEntry(EventStatus.PUBLISHED, (long) TOTAL).hasSize(1);
     assertThat(maxAttempts()).as("the outage charged no attempt").isZero();
     List<Delivery> received = new ArrayList<>();
-    for (Received r : QueueReader.readAll(broker.factory(), queue(type), Duration.ofSeconds(2))) {
+    for (Received r :
+        QueueReader.readAll(
+            new ActiveMQConnectionFactory(broker.url()), queue(type), Duration.ofSeconds(2))) {
       received.add(new Delivery(0, r));
     }
     // At least once: a commit cut off by the outage may have gone through and been sent again.
@@ -169,7 +164,7 @@ abstract class JmsRelayContractTest {
   // ------------------------------------------------------------------ helpers
 
   private JmsTransport transport() {
-    return JmsTransport.builder(broker.factory())
+    return JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
         .name("e2e-" + flavor().name().toLowerCase())
         .sendTimeout(Duration.ofSeconds(10))
         .build();
@@ -248,12 +243,7 @@ abstract class JmsRelayContractTest {
   }
 
   private long maxAttempts() throws SQLException {
-    try (java.sql.Connection c = ds.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT MAX(attempts) FROM outbox_event")) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return Sql.queryLong(ds, "SELECT MAX(attempts) FROM outbox_event");
   }
 
   private static void assertComplete(List<Delivery> received, Map<UUID, OutboxEvent> appended) {
@@ -316,7 +306,7 @@ abstract class JmsRelayContractTest {
     Consumers(String queue, int count, List<Delivery> sink) throws Exception {
       this.sink = sink;
       for (int i = 0; i < count; i++) {
-        Connection c = broker.factory().createConnection();
+        Connection c = new ActiveMQConnectionFactory(broker.url()).createConnection();
         connections.add(c);
         Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageConsumer consumer = s.createConsumer(s.createQueue(queue));

@@ -9,8 +9,10 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.testkit.ThreadCensus;
 import dev.outboxkit.testkit.ThreadCensus.CountingFactory;
+import dev.outboxkit.testkit.activemq.ActiveMqTestBroker;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.activemq.ActiveMQConnectionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,11 +24,11 @@ import org.junit.jupiter.api.Test;
  * of their own (all named "ActiveMQ …"), which are theirs, not the transport's.
  */
 class JmsThreadsTest {
-  private static EmbeddedBroker broker;
+  private static ActiveMqTestBroker broker;
 
   @BeforeAll
   static void startBroker() {
-    broker = EmbeddedBroker.startInMemory("threads");
+    broker = ActiveMqTestBroker.startInMemory("threads");
   }
 
   @AfterAll
@@ -49,7 +51,10 @@ class JmsThreadsTest {
     ThreadCensus census = ThreadCensus.take("ActiveMQ");
     List<Thread> duringRun;
     try (JmsTransport transport =
-        JmsTransport.builder(broker.factory()).name("census").threadFactory(factory).build()) {
+        JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
+            .name("census")
+            .threadFactory(factory)
+            .build()) {
       assertThat(transport.sendBatch(messages(events(10))))
           .containsOnly(SendResult.delivered())
           .hasSize(10);
@@ -70,7 +75,8 @@ class JmsThreadsTest {
   void without_a_factory_the_transport_names_its_own_daemon_threads() {
     ThreadCensus census = ThreadCensus.take("ActiveMQ");
     List<Thread> duringRun;
-    try (JmsTransport transport = JmsTransport.builder(broker.factory()).name("census").build()) {
+    try (JmsTransport transport =
+        JmsTransport.builder(new ActiveMQConnectionFactory(broker.url())).name("census").build()) {
       assertThat(transport.sendBatch(messages(events(3)))).containsOnly(SendResult.delivered());
       duringRun = census.startedSince();
     }

@@ -10,6 +10,7 @@ import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.TestDatabases;
+import dev.outboxkit.testkit.activemq.ActiveMqTestBroker;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.activemq.ActiveMQConnectionFactory;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -57,7 +59,7 @@ class JmsThroughputMeasurement {
 
   private void measure(Flavor flavor) throws Exception {
     try (TestDatabase db = TestDatabases.create(flavor, "jmsbench");
-        EmbeddedBroker broker = EmbeddedBroker.startPersistent("bench-" + flavor)) {
+        ActiveMqTestBroker broker = ActiveMqTestBroker.startPersistent("bench-" + flavor)) {
       try (java.sql.Connection c = db.dataSource().getConnection()) {
         OutboxSchema.create(c);
       }
@@ -89,11 +91,14 @@ class JmsThroughputMeasurement {
 
   /** Appends the events, then times one relay draining them all through a JMS transport. */
   private static double relay(
-      TestDatabase db, EmbeddedBroker broker, List<OutboxEvent> events, boolean ordered)
+      TestDatabase db, ActiveMqTestBroker broker, List<OutboxEvent> events, boolean ordered)
       throws Exception {
     append(db, events);
     double rate;
-    try (JmsTransport transport = JmsTransport.builder(broker.factory()).name("bench").build();
+    try (JmsTransport transport =
+            JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
+                .name("bench")
+                .build();
         OutboxRelay r =
             OutboxRelay.builder(db.dataSource(), transport)
                 .name("bench")
@@ -138,9 +143,9 @@ class JmsThroughputMeasurement {
   }
 
   /** The transport alone, no database: same events, same batches. */
-  private static double transportOnly(EmbeddedBroker broker, List<OutboxEvent> events) {
+  private static double transportOnly(ActiveMqTestBroker broker, List<OutboxEvent> events) {
     try (JmsTransport transport =
-        JmsTransport.builder(broker.factory())
+        JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
             .name("bench-direct")
             .destinationRouter(e -> JmsDestination.queue("direct." + e.aggregateType()))
             .build()) {
@@ -160,9 +165,9 @@ class JmsThroughputMeasurement {
    * A plain JMS producer, as an application would write it: one transacted session, messages with
    * the same body and properties, committed every {@value #BATCH}.
    */
-  private static double raw(EmbeddedBroker broker, List<OutboxEvent> events, String queue)
+  private static double raw(ActiveMqTestBroker broker, List<OutboxEvent> events, String queue)
       throws Exception {
-    try (Connection c = broker.factory().createConnection()) {
+    try (Connection c = new ActiveMQConnectionFactory(broker.url()).createConnection()) {
       Session s = c.createSession(true, Session.SESSION_TRANSACTED);
       MessageProducer p = s.createProducer(null);
       Queue q = s.createQueue(queue);

@@ -9,11 +9,13 @@ import dev.outboxkit.jdbc.OutboxWriter;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.TestDatabases;
+import dev.outboxkit.testkit.activemq.ActiveMqTestBroker;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.Session;
 import java.sql.Connection;
 import java.util.Map;
+import org.apache.activemq.ActiveMQConnectionFactory;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,9 +38,12 @@ class JmsTraceContextTest {
             .contextHeaders(() -> Map.of("traceparent", TRACEPARENT, "tracestate", TRACESTATE))
             .build();
 
-    try (EmbeddedBroker broker = EmbeddedBroker.startInMemory("trace");
+    try (ActiveMqTestBroker broker = ActiveMqTestBroker.startInMemory("trace");
         TestDatabase db = TestDatabases.create(Flavor.H2, "JmsTrace");
-        JmsTransport transport = JmsTransport.builder(broker.factory()).name("trace").build()) {
+        JmsTransport transport =
+            JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
+                .name("trace")
+                .build()) {
       try (Connection c = db.connect()) {
         OutboxSchema.create(c);
         c.setAutoCommit(false);
@@ -55,7 +60,8 @@ class JmsTraceContextTest {
         assertThat(relay.runOnce()).isEqualTo(2);
       }
 
-      try (jakarta.jms.Connection c = broker.factory().createConnection()) {
+      try (jakarta.jms.Connection c =
+          new ActiveMQConnectionFactory(broker.url()).createConnection()) {
         c.start();
         Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageConsumer consumer =

@@ -11,10 +11,12 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.SendResult.Status;
 import dev.outboxkit.jms.QueueReader.Received;
+import dev.outboxkit.testkit.activemq.ActiveMqTestBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.apache.activemq.ActiveMQConnectionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,12 +25,12 @@ import org.junit.jupiter.api.Test;
 /** One transaction per batch: what consumers see when something fails inside it. */
 class JmsTransactionTest {
   private static final FaultPlugin faults = new FaultPlugin();
-  private static EmbeddedBroker broker;
+  private static ActiveMqTestBroker broker;
   private JmsTransport transport;
 
   @BeforeAll
   static void startBroker() {
-    broker = EmbeddedBroker.startInMemory("transactions", faults);
+    broker = ActiveMqTestBroker.startInMemory("transactions", faults);
   }
 
   @AfterAll
@@ -53,14 +55,18 @@ class JmsTransactionTest {
     }
     List<Integer> seenBeforeCommit = new ArrayList<>();
     transport =
-        JmsTransport.builder(broker.factory())
+        JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
             .destinationRouter(
                 e -> {
                   // Runs between the sends: the messages sent so far sit in the open transaction.
                   if (e == events.get(19)) {
                     try {
                       seenBeforeCommit.add(
-                          QueueReader.readAll(broker.factory(), "outbox." + type, QUIET).size());
+                          QueueReader.readAll(
+                                  new ActiveMQConnectionFactory(broker.url()),
+                                  "outbox." + type,
+                                  QUIET)
+                              .size());
                     } catch (Exception ex) {
                       throw new IllegalStateException(ex);
                     }
@@ -86,7 +92,7 @@ class JmsTransactionTest {
       events.add(event(type, "a" + i, i));
     }
     faults.refuseCommits.set(Integer.MAX_VALUE);
-    transport = JmsTransport.builder(broker.factory()).build();
+    transport = JmsTransport.builder(new ActiveMQConnectionFactory(broker.url())).build();
 
     List<SendResult> results = transport.sendBatch(messages(events));
 
@@ -106,7 +112,7 @@ class JmsTransactionTest {
       events.add(event(type, "a" + (i % 2), i));
     }
     faults.refuseCommits.set(1);
-    transport = JmsTransport.builder(broker.factory()).build();
+    transport = JmsTransport.builder(new ActiveMQConnectionFactory(broker.url())).build();
     int commitsBefore = faults.commits.get();
 
     List<SendResult> results = transport.sendBatch(messages(events));
@@ -129,7 +135,7 @@ class JmsTransactionTest {
     OutboxEvent a3 = event(type, "a", 3);
     OutboxEvent b1 = event(type, "b", 1);
     OutboxEvent b2 = event(type, "b", 2);
-    transport = JmsTransport.builder(broker.factory()).build();
+    transport = JmsTransport.builder(new ActiveMQConnectionFactory(broker.url())).build();
 
     List<SendResult> results = transport.sendBatch(messages(List.of(a1, poison, a3, b1, b2)));
 
@@ -146,15 +152,19 @@ class JmsTransactionTest {
   void a_stalled_commit_is_cut_off_at_the_send_timeout_as_unavailable_and_the_next_send_reconnects()
       throws Exception {
     String type = unique("Stall");
-    transport = JmsTransport.builder(broker.factory()).sendTimeout(Duration.ofMillis(500)).build();
+    transport =
+        JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
+            // 2 s: it cuts the stall, and it bounds the next call's reconnect, sends and commit.
+            .sendTimeout(Duration.ofSeconds(2))
+            .build();
     List<OutboxEvent> events = List.of(event(type, "a", 1), event(type, "b", 2));
-    faults.commitStall = Duration.ofSeconds(3);
+    faults.commitStall = Duration.ofSeconds(6);
 
     List<SendResult> stalled = transport.sendBatch(messages(events));
 
     assertThat(statuses(stalled)).containsOnly(Status.UNAVAILABLE);
     assertThat(stalled.get(0).reason().orElseThrow())
-        .isEqualTo("no answer from the JMS provider within the sendTimeout of PT0.5S");
+        .isEqualTo("no answer from the JMS provider within the sendTimeout of PT2S");
 
     faults.commitStall = Duration.ZERO;
     List<SendResult> again = transport.sendBatch(messages(events));
@@ -166,7 +176,8 @@ class JmsTransactionTest {
 
   private List<UUID> ids(String type) throws Exception {
     List<UUID> ids = new ArrayList<>();
-    for (Received r : QueueReader.readAll(broker.factory(), "outbox." + type, QUIET)) {
+    for (Received r :
+        QueueReader.readAll(new ActiveMQConnectionFactory(broker.url()), "outbox." + type, QUIET)) {
       ids.add(r.eventId());
     }
     return ids;

@@ -3,6 +3,7 @@ package dev.outboxkit.jms;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.Transport;
 import dev.outboxkit.testing.TransportContract;
+import dev.outboxkit.testkit.activemq.ActiveMqTestBroker;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -18,11 +19,11 @@ import org.junit.jupiter.api.BeforeAll;
 class JmsTransportContractTest extends TransportContract {
   private static final String TYPE = JmsTransportTest.unique("Contract");
   private static final List<UUID> consumed = new ArrayList<>();
-  private static EmbeddedBroker broker;
+  private static ActiveMqTestBroker broker;
 
   @BeforeAll
   static void startBroker() {
-    broker = EmbeddedBroker.startInMemory("contract");
+    broker = ActiveMqTestBroker.startInMemory("contract");
   }
 
   @AfterAll
@@ -32,7 +33,9 @@ class JmsTransportContractTest extends TransportContract {
 
   @Override
   protected Transport newTransport() {
-    return JmsTransport.builder(broker.factory()).name("contract").build();
+    return JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
+        .name("contract")
+        .build();
   }
 
   @Override
@@ -52,8 +55,10 @@ class JmsTransportContractTest extends TransportContract {
   protected List<UUID> receivedIds() throws Exception {
     synchronized (consumed) {
       for (QueueReader.Received r :
-          QueueReader.readAll(
-              broker.factory(), JmsTransport.DEFAULT_QUEUE_PREFIX + TYPE, Duration.ofMillis(50))) {
+          QueueReader.poll(
+              new ActiveMQConnectionFactory(broker.url()),
+              JmsTransport.DEFAULT_QUEUE_PREFIX + TYPE,
+              Duration.ofMillis(50))) {
         consumed.add(r.eventId());
       }
       return new ArrayList<>(consumed);

@@ -11,6 +11,7 @@ import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.jms.QueueReader.Received;
 import dev.outboxkit.testkit.InterruptedCall;
+import dev.outboxkit.testkit.activemq.ActiveMqTestBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +38,7 @@ class JmsTransportInterruptTest {
   static final int STALL_AT = 6;
 
   private final StallPlugin plugin = new StallPlugin();
-  private EmbeddedBroker broker;
+  private ActiveMqTestBroker broker;
   private JmsTransport transport;
 
   @AfterEach
@@ -55,11 +56,11 @@ class JmsTransportInterruptTest {
   void sendBatch_stops_at_an_interrupt_and_reports_what_was_confirmed() throws Exception {
     String type = unique("Interrupted");
     plugin.queue = "outbox." + type;
-    broker = EmbeddedBroker.startInMemory("interrupt", plugin);
+    broker = ActiveMqTestBroker.startInMemory("interrupt", plugin);
     // Producer flow control with a one-byte window: each send waits for the broker to take the
     // one before. The broker holds the sixth, so the seventh send blocks in the client, waiting
     // for room, as it does for a broker that is slow or out of memory.
-    ActiveMQConnectionFactory factory = broker.factory();
+    ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory(broker.url());
     factory.setProducerWindowSize(1);
     AtomicInteger routed = new AtomicInteger(); // the router runs just before each send
     transport =

@@ -9,6 +9,7 @@ import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.SendResult.Status;
 import dev.outboxkit.jms.QueueReader.Received;
+import dev.outboxkit.testkit.activemq.ActiveMqTestBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.JMSConsumer;
@@ -29,6 +30,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.activemq.ActiveMQConnectionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,12 +40,12 @@ import org.junit.jupiter.api.Test;
 class JmsTransportTest {
   static final Duration QUIET = Duration.ofMillis(300);
   private static final AtomicInteger UNIQUE = new AtomicInteger();
-  private static EmbeddedBroker broker;
+  private static ActiveMqTestBroker broker;
   private JmsTransport transport;
 
   @BeforeAll
   static void startBroker() {
-    broker = EmbeddedBroker.startInMemory("transport");
+    broker = ActiveMqTestBroker.startInMemory("transport");
   }
 
   @AfterAll
@@ -81,7 +83,8 @@ class JmsTransportTest {
   }
 
   private JmsTransport transport() {
-    transport = JmsTransport.builder(broker.factory()).name("test").build();
+    transport =
+        JmsTransport.builder(new ActiveMQConnectionFactory(broker.url())).name("test").build();
     return transport;
   }
 
@@ -103,7 +106,9 @@ class JmsTransportTest {
     List<SendResult> results = transport().sendBatch(messages(List.of(e)));
 
     assertThat(results).containsExactly(SendResult.delivered());
-    List<Received> got = QueueReader.read(broker.factory(), "outbox." + type, 1, QUIET);
+    assertThat(broker.queueDepth("outbox." + type)).as("on the broker once delivered").isOne();
+    List<Received> got =
+        QueueReader.read(new ActiveMQConnectionFactory(broker.url()), "outbox." + type, 1, QUIET);
     assertThat(got).hasSize(1);
     Received r = got.get(0);
     assertThat(r.kind()).isEqualTo("bytes");
@@ -141,7 +146,7 @@ class JmsTransportTest {
             .build();
     transport().send(OutboxMessage.of(e, 1));
 
-    try (JMSContext context = broker.factory().createContext()) {
+    try (JMSContext context = new ActiveMQConnectionFactory(broker.url()).createContext()) {
       JMSConsumer consumer = context.createConsumer(context.createQueue("outbox." + type));
       Message m = consumer.receive(5_000);
       assertThat(m).isNotNull();
@@ -172,7 +177,7 @@ class JmsTransportTest {
         OutboxEvent.builder(type, "a", "Empty").payload(new byte[0], "application/x").build();
     transport().sendBatch(messages(List.of(large, empty)));
 
-    try (Connection c = broker.factory().createConnection()) {
+    try (Connection c = new ActiveMQConnectionFactory(broker.url()).createConnection()) {
       c.start();
       Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
       MessageConsumer consumer = s.createConsumer(s.createQueue("outbox." + type));
@@ -191,7 +196,10 @@ class JmsTransportTest {
   @Test
   void textMessages_sends_textual_payloads_as_text_and_keeps_other_bytes_untouched()
       throws Exception {
-    transport = JmsTransport.builder(broker.factory()).textMessages(true).build();
+    transport =
+        JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
+            .textMessages(true)
+            .build();
     String type = unique("Text");
     OutboxEvent json = event(type, "a", 1);
     OutboxEvent latin =
@@ -210,7 +218,8 @@ class JmsTransportTest {
         transport.sendBatch(messages(List.of(json, latin, invalidUtf8, binary)));
 
     assertThat(statuses(results)).containsOnly(Status.DELIVERED);
-    List<Received> got = QueueReader.read(broker.factory(), "outbox." + type, 4, QUIET);
+    List<Received> got =
+        QueueReader.read(new ActiveMQConnectionFactory(broker.url()), "outbox." + type, 4, QUIET);
     assertThat(got).extracting(Received::kind).containsExactly("text", "text", "bytes", "bytes");
     assertThat(got.get(0).payload()).isEqualTo(json.payload());
     assertThat(got.get(1).payload()).isEqualTo(latin.payload());
@@ -225,7 +234,7 @@ class JmsTransportTest {
     String topic = unique("events.");
     String routedQueue = unique("routed.");
     transport =
-        JmsTransport.builder(broker.factory())
+        JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
             .destinationRouter(
                 e ->
                     switch (e.aggregateId()) {
@@ -240,7 +249,7 @@ class JmsTransportTest {
         OutboxEvent.builder(type, "x", "T").payload("{}").destination(unique("explicit.")).build();
     OutboxEvent byDefault = event(type, "y", 3);
 
-    try (Connection c = broker.factory().createConnection()) {
+    try (Connection c = new ActiveMQConnectionFactory(broker.url()).createConnection()) {
       c.start();
       Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
       MessageConsumer subscriber = s.createConsumer(s.createTopic(topic));
@@ -262,10 +271,10 @@ class JmsTransportTest {
   @Test
   void a_supplied_destination_object_is_used_as_it_is() throws Exception {
     String queue = unique("object.");
-    try (Connection c = broker.factory().createConnection()) {
+    try (Connection c = new ActiveMQConnectionFactory(broker.url()).createConnection()) {
       jakarta.jms.Queue q = c.createSession(false, Session.AUTO_ACKNOWLEDGE).createQueue(queue);
       transport =
-          JmsTransport.builder(broker.factory())
+          JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
               .destinationRouter(e -> JmsDestination.of(q))
               .build();
       OutboxEvent e = event(unique("Obj"), "a", 1);
@@ -305,11 +314,11 @@ class JmsTransportTest {
     TemporaryQueue deleted;
     // A temporary queue of a connection that is gone: ActiveMQ refuses to publish to it with an
     // InvalidDestinationException.
-    try (Connection other = broker.factory().createConnection()) {
+    try (Connection other = new ActiveMQConnectionFactory(broker.url()).createConnection()) {
       deleted = other.createSession(false, Session.AUTO_ACKNOWLEDGE).createTemporaryQueue();
     }
     transport =
-        JmsTransport.builder(broker.factory())
+        JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
             .destinationRouter(
                 e -> e.aggregateId().startsWith("gone") ? JmsDestination.of(deleted) : null)
             .build();
@@ -337,7 +346,7 @@ class JmsTransportTest {
   void a_throwing_router_retries_that_event_and_holds_back_its_aggregate() throws Exception {
     String type = unique("Throw");
     transport =
-        JmsTransport.builder(broker.factory())
+        JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
             .destinationRouter(
                 e -> {
                   if (e.eventType().equals("Lookup")) {
@@ -366,7 +375,9 @@ class JmsTransportTest {
 
     transport().send(OutboxMessage.of(e, 1));
 
-    Received r = QueueReader.read(broker.factory(), "outbox." + type, 1, QUIET).get(0);
+    Received r =
+        QueueReader.read(new ActiveMQConnectionFactory(broker.url()), "outbox." + type, 1, QUIET)
+            .get(0);
     assertThat(r.expiration())
         .isBetween(expires.toEpochMilli() - 60_000, expires.toEpochMilli() + 1_000);
   }
@@ -408,7 +419,9 @@ class JmsTransportTest {
     } finally {
       pool.shutdownNow();
     }
-    List<Received> got = QueueReader.read(broker.factory(), "outbox." + type, sent.size(), QUIET);
+    List<Received> got =
+        QueueReader.read(
+            new ActiveMQConnectionFactory(broker.url()), "outbox." + type, sent.size(), QUIET);
     assertThat(new HashSet<>(got.stream().map(Received::eventId).toList())).isEqualTo(sent);
     assertThat(got).hasSize(sent.size());
   }
@@ -427,7 +440,7 @@ class JmsTransportTest {
 
   @Test
   void options_are_checked_where_they_are_set() {
-    JmsTransport.Builder b = JmsTransport.builder(broker.factory());
+    JmsTransport.Builder b = JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()));
     assertThatThrownBy(() -> JmsTransport.builder(null))
         .isInstanceOf(OutboxConfigurationException.class);
     assertThatThrownBy(() -> b.name("has space")).isInstanceOf(OutboxConfigurationException.class);
@@ -448,7 +461,8 @@ class JmsTransportTest {
   @Test
   void credentials_are_used_to_connect() throws Exception {
     List<String> users = new java.util.concurrent.CopyOnWriteArrayList<>();
-    org.apache.activemq.ActiveMQConnectionFactory real = broker.factory();
+    org.apache.activemq.ActiveMQConnectionFactory real =
+        new ActiveMQConnectionFactory(broker.url());
     jakarta.jms.ConnectionFactory recording =
         new org.apache.activemq.ActiveMQConnectionFactory(broker.url()) {
           @Override
@@ -468,13 +482,17 @@ class JmsTransportTest {
   @Test
   void toString_names_settings_but_never_credentials() {
     transport =
-        JmsTransport.builder(broker.factory()).name("named").credentials("u", "s3cret").build();
+        JmsTransport.builder(new ActiveMQConnectionFactory(broker.url()))
+            .name("named")
+            .credentials("u", "s3cret")
+            .build();
     assertThat(transport.toString()).contains("named").doesNotContain("s3cret");
   }
 
   private List<UUID> ids(String queue) throws Exception {
     List<UUID> ids = new ArrayList<>();
-    for (Received r : QueueReader.readAll(broker.factory(), queue, QUIET)) {
+    for (Received r :
+        QueueReader.readAll(new ActiveMQConnectionFactory(broker.url()), queue, QUIET)) {
       ids.add(r.eventId());
     }
     return ids;

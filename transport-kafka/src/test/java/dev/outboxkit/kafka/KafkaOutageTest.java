@@ -8,6 +8,8 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.SendResult.Status;
+import dev.outboxkit.testkit.kafka.KafkaTestBroker;
+import dev.outboxkit.testkit.kafka.TopicReader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,12 +26,12 @@ import org.junit.jupiter.api.Test;
 
 /** A broker that goes away and comes back: its own instance, so other tests are not disturbed. */
 class KafkaOutageTest {
-  private static KafkaBroker broker;
+  private static KafkaTestBroker broker;
   private KafkaTransport transport;
 
   @BeforeAll
   static void startBroker() {
-    broker = KafkaBroker.startNew("outage");
+    broker = KafkaTestBroker.startNew("outage");
   }
 
   @AfterAll

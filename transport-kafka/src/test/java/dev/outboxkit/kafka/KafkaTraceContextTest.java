@@ -10,6 +10,8 @@ import dev.outboxkit.jdbc.OutboxWriter;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.TestDatabases;
+import dev.outboxkit.testkit.kafka.KafkaTestBroker;
+import dev.outboxkit.testkit.kafka.TopicReader;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.HashMap;
@@ -31,7 +33,7 @@ class KafkaTraceContextTest {
 
   @Test
   void trace_context_arrives_unchanged_as_record_headers_through_the_relay() throws Exception {
-    KafkaBroker broker = KafkaBroker.shared();
+    KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = KafkaTransportTest.unique("Traced");
     String topic = "outbox.event." + type;
     broker.createTopic(topic, 1);

@@ -3,6 +3,8 @@ package dev.outboxkit.kafka;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.Transport;
 import dev.outboxkit.testing.TransportContract;
+import dev.outboxkit.testkit.kafka.KafkaTestBroker;
+import dev.outboxkit.testkit.kafka.TopicReader;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -19,11 +21,11 @@ import org.junit.jupiter.api.BeforeAll;
 class KafkaTransportContractTest extends TransportContract {
   private static final String TYPE = KafkaTransportTest.unique("Contract");
   private static final String TOPIC = "outbox.event." + TYPE;
-  private static KafkaBroker broker;
+  private static KafkaTestBroker broker;
 
   @BeforeAll
   static void createTopic() {
-    broker = KafkaBroker.shared();
+    broker = KafkaTestBroker.shared();
     broker.createTopic(TOPIC, 3);
   }
 

@@ -8,6 +8,8 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.testkit.InterruptedCall;
+import dev.outboxkit.testkit.kafka.KafkaTestBroker;
+import dev.outboxkit.testkit.kafka.TopicReader;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -36,14 +38,14 @@ class KafkaTransportInterruptTest {
   static final int BATCH = 20;
   static final int ACKED = 5;
 
-  private static KafkaBroker broker;
+  private static KafkaTestBroker broker;
   private final CountDownLatch neverReleased = new CountDownLatch(1);
   private KafkaProducer<String, byte[]> producer;
   private KafkaTransport transport;
 
   @BeforeAll
   static void startBroker() {
-    broker = KafkaBroker.shared();
+    broker = KafkaTestBroker.shared();
   }
 
   @AfterEach

@@ -7,6 +7,8 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.SendResult.Status;
+import dev.outboxkit.testkit.kafka.KafkaTestBroker;
+import dev.outboxkit.testkit.kafka.TopicReader;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -30,12 +32,12 @@ import org.junit.jupiter.api.Test;
 
 /** The transport against a real broker (shared by the test JVM). */
 class KafkaTransportTest {
-  private static KafkaBroker broker;
+  private static KafkaTestBroker broker;
   private final List<AutoCloseable> toClose = new ArrayList<>();
 
   @BeforeAll
   static void startBroker() {
-    broker = KafkaBroker.shared();
+    broker = KafkaTestBroker.shared();
   }
 
   @AfterEach

@@ -1,16 +1,106 @@
 package dev.outboxkit.jdbc.internal;
 
 import dev.outboxkit.OutboxEvent;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 
-/** Rebuilds stored events from the columns the claim statements return. */
+/**
+ * The one place in Java that names an event's columns: what an append writes ({@link #bind}) and
+ * what a claim reads back ({@link #read}). The statement files refer to these lists through
+ * placeholders that {@link OutboxSql} fills in once per statement, so a new column is its DDL per
+ * dialect plus this class:
+ *
+ * <ul>
+ *   <li>{@code {written_columns}} and {@code {written_values}}: the {@link #WRITTEN} columns and as
+ *       many {@code ?}, in binding order;
+ *   <li>{@code {event_columns}} (or {@code {event_columns:a}}, each qualified by alias {@code a}):
+ *       the {@link #READ} columns.
+ * </ul>
+ */
 public final class EventRows {
+  /**
+   * The columns an append binds, in order; {@code available_at} is the dialect's own expression.
+   */
+  static final List<String> WRITTEN =
+      Collections.unmodifiableList(
+          Arrays.asList(
+              "id",
+              "aggregate_type",
+              "aggregate_id",
+              "event_type",
+              "schema_version",
+              "destination",
+              "tenant",
+              "payload",
+              "content_type",
+              "headers",
+              "occurred_at",
+              "expires_at"));
+
+  /** The columns a claim reads: the row's seq, what the event is rebuilt from, its attempts. */
+  static final List<String> READ = read();
+
   private EventRows() {}
 
+  private static List<String> read() {
+    String[] columns = new String[WRITTEN.size() + 2];
+    columns[0] = "seq";
+    for (int i = 0; i < WRITTEN.size(); i++) {
+      columns[i + 1] = WRITTEN.get(i);
+    }
+    columns[columns.length - 1] = "attempts";
+    return Collections.unmodifiableList(Arrays.asList(columns));
+  }
+
   /**
-   * Reads the event at the result set's current row.
+   * The {@link #READ} columns as a select list.
+   *
+   * @param alias the table alias to qualify each column with, or null for none
+   */
+  public static String readColumns(String alias) {
+    StringBuilder list = new StringBuilder(256);
+    for (String column : READ) {
+      if (list.length() > 0) {
+        list.append(", ");
+      }
+      if (alias != null) {
+        list.append(alias).append('.');
+      }
+      list.append(column);
+    }
+    return list.toString();
+  }
+
+  /**
+   * Binds the {@link #WRITTEN} columns of an event from parameter 1 on.
+   *
+   * @param headers the headers column, encoded (the event's headers with any context merged in)
+   * @return the index of the next parameter
+   */
+  public static int bind(PreparedStatement ps, SqlDialect sql, OutboxEvent e, String headers)
+      throws SQLException {
+    sql.setUuid(ps, 1, e.id());
+    ps.setString(2, e.aggregateType());
+    ps.setString(3, e.aggregateId());
+    ps.setString(4, e.eventType());
+    ps.setInt(5, e.schemaVersion());
+    ps.setString(6, e.destination().orElse(null));
+    ps.setString(7, e.tenant().orElse(null));
+    ps.setBytes(8, e.payload());
+    ps.setString(9, e.contentType());
+    ps.setString(10, headers);
+    sql.setInstant(ps, 11, e.occurredAt());
+    sql.setInstant(ps, 12, e.expiresAt().orElse(null));
+    return 13;
+  }
+
+  /**
+   * Reads the event at the result set's current row, from the {@link #READ} columns.
    *
    * @throws SQLException if a column cannot be read
    * @throws RuntimeException if the stored values do not form a valid event (a row written by hand

@@ -6,12 +6,7 @@ package dev.outboxkit.jdbc.internal;
  */
 final class MariaDbDialect extends MySqlDialect {
   /** The MariaDB dialect: MySQL's statements, and mariadb.sql where the variables differ. */
-  public MariaDbDialect() {
-    super("mariadb.sql");
-  }
-
-  @Override
-  public String name() {
-    return "MariaDB";
+  MariaDbDialect() {
+    super("MariaDB", "mariadb.sql");
   }
 }

@@ -18,7 +18,7 @@ import java.util.UUID;
  *
  * <p>There is no {@code UPDATE … RETURNING}, and a locking read locks the rows of its subqueries
  * too (with SKIP LOCKED it would even skip them), so claims run as: a plain read of candidates, a
- * {@code FOR UPDATE SKIP LOCKED} read that re-checks them, and an update.
+ * {@code FOR UPDATE SKIP LOCKED} read that re-checks them, and an update ({@link SteppedClaim}).
  *
  * <p>Every "first live rows in seq order" read says {@code IGNORE INDEX FOR ORDER BY (PRIMARY)}.
  * Without it, once live rows are more than a sliver of the table, the optimizer walks the primary
@@ -32,28 +32,13 @@ class MySqlDialect extends SqlDialect {
       DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS");
 
   /** The MySQL dialect; MariaDB shares its statements. */
-  public MySqlDialect() {
-    super("mysql.sql");
+  MySqlDialect() {
+    super("MySQL", "UTC_TIMESTAMP(6)", "mysql.sql", SteppedClaim::new, "mysql.sql");
   }
 
-  /** A variant of MySQL: its statements layered over MySQL's. */
-  MySqlDialect(String variantFile) {
-    super("mysql.sql", variantFile);
-  }
-
-  @Override
-  public String name() {
-    return "MySQL";
-  }
-
-  @Override
-  public String schemaResource() {
-    return "mysql.sql";
-  }
-
-  @Override
-  public boolean claimsInOneStatement() {
-    return false;
+  /** A variant of MySQL: its statements layered over MySQL's, its DDL MySQL's. */
+  MySqlDialect(String name, String variantFile) {
+    super(name, "UTC_TIMESTAMP(6)", "mysql.sql", SteppedClaim::new, "mysql.sql", variantFile);
   }
 
   @Override
@@ -80,10 +65,5 @@ class MySqlDialect extends SqlDialect {
   public Instant getInstant(ResultSet rs, String column) throws SQLException {
     LocalDateTime t = rs.getObject(column, LocalDateTime.class);
     return t == null ? null : t.toInstant(ZoneOffset.UTC);
-  }
-
-  @Override
-  public String inboxSchemaResource() {
-    return "inbox-mysql.sql";
   }
 }

@@ -1,21 +1,17 @@
 package dev.outboxkit.jdbc.internal;
 
-import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -26,9 +22,6 @@ import javax.sql.DataSource;
 public final class RelayStore {
   /** Largest IN list in one statement; longer lists are split. */
   private static final int MAX_IN_LIST = 1000;
-
-  /** Most heads whose runs one ordered claim extends: one {@code UNION ALL} part each. */
-  static final int MAX_RUN_HEADS = 100;
 
   /** Tries of one relay transaction chosen as a deadlock victim, before the error goes up. */
   static final int DEADLOCK_ATTEMPTS = 3;
@@ -84,16 +77,14 @@ public final class RelayStore {
   }
 
   private <T> T inTransaction(Transactions.Work<T> work) throws SQLException {
-    return inTransaction((Claim) null, work);
+    return inTransaction(null, work);
   }
 
-  /** Which claim a transaction runs, for its preludes; null for other transactions. */
-  private enum Claim {
-    PLAIN,
-    SPARSE
-  }
-
-  private <T> T inTransaction(Claim claim, Transactions.Work<T> work) throws SQLException {
+  /**
+   * @param claim the claim the transaction runs, for its prelude; null for a transaction without
+   */
+  private <T> T inTransaction(ClaimStrategy.Mode claim, Transactions.Work<T> work)
+      throws SQLException {
     OutboxSql s = resolver.known();
     if (s == null) {
       // First call: learn the dialect, so the transaction starts the right way.
@@ -102,15 +93,11 @@ public final class RelayStore {
       }
     }
     SqlDialect d = s.dialect();
+    String claimPrelude = claim == null ? null : d.claims().prelude(claim);
     for (int attempt = 1; ; attempt++) {
       try {
-        // The plan pins of beforeClaim fit the plain claim's scan; the sparse claim plans freely.
         return Transactions.inTransaction(
-            ds,
-            bound,
-            work,
-            d.beforeRelayTransaction(),
-            claim == Claim.PLAIN ? d.beforeClaim() : null);
+            ds, bound, work, d.beforeRelayTransaction(), claimPrelude);
       } catch (SQLException e) {
         // Relays claiming and reclaiming leases at once can deadlock on InnoDB's index locks; the
         // server rolled the victim back whole, so running the same work again is safe.
@@ -197,29 +184,25 @@ public final class RelayStore {
     boolean runs = ordered;
     while (true) {
       boolean withRuns = runs;
-      boolean sparse =
-          ordered
-              && headsScarce
-              && resolver.known() != null
-              && resolver.known().dialect().claimOrderedSparse() != null;
+      ClaimStrategy.Mode mode = mode(ordered);
       int[] heads = new int[1];
-      // Cleared by a claim that saw every due PENDING row, all of them heads: no run to look for.
-      boolean[] runsPossible = {true};
       try {
         AckAndClaim result =
             inTransaction(
-                sparse ? Claim.SPARSE : Claim.PLAIN,
+                mode,
                 c -> {
                   int updated = record(c, parts, deleteDelivered);
                   OutboxSql s = sql(c);
-                  List<ClaimedEvent> claimed =
-                      s.dialect().claimsInOneStatement()
-                          ? claimInOneStatement(
-                              c, s, owner, limit, ordered, sparse, lease, runsPossible)
-                          : claimInSteps(c, s, owner, limit, ordered, lease, runsPossible);
+                  ClaimStrategy.Claimed claim =
+                      s.dialect().claims().claim(c, s, owner, limit, mode, lease);
+                  List<ClaimedEvent> claimed = claim.events;
                   heads[0] = claimed.size();
-                  if (withRuns && runsPossible[0] && !claimed.isEmpty() && claimed.size() < limit) {
-                    claimed.addAll(claimRuns(c, s, owner, claimed, limit - claimed.size(), lease));
+                  if (withRuns
+                      && claim.runsPossible
+                      && !claimed.isEmpty()
+                      && claimed.size() < limit) {
+                    claimed.addAll(
+                        RunClaim.claim(c, s, owner, claimed, limit - claimed.size(), lease));
                   }
                   claimed.sort(Comparator.comparingLong(ClaimedEvent::seq));
                   return new AckAndClaim(updated, claimed);
@@ -228,7 +211,7 @@ public final class RelayStore {
           headsScarce = heads[0] < limit;
         }
         return result;
-      } catch (RunConflict e) {
+      } catch (RunClaim.Conflict e) {
         // A run's row changed between reading and marking it (an append committed out of seq
         // order on a hot aggregate, say): the whole transaction was rolled back; claim the heads
         // alone.
@@ -238,242 +221,17 @@ public final class RelayStore {
   }
 
   /**
-   * Claims the runs behind the given heads, which this transaction holds: reads each head's
-   * successors (one {@code UNION ALL} part per head, each bounded), keeps each aggregate's due
-   * prefix, the earliest {@code room} of them in all, and marks them IN_FLIGHT.
-   *
-   * @throws RunConflict if a row read was no longer PENDING when marked
+   * The claim to run: the sparse ordered claim while heads are scarce, where the dialect has one
+   * (known once the first connection told).
    */
-  private static List<ClaimedEvent> claimRuns(
-      Connection c, OutboxSql s, String owner, List<ClaimedEvent> heads, int room, Duration lease)
-      throws SQLException {
-    List<ClaimedEvent> leaders = heads.subList(0, Math.min(heads.size(), MAX_RUN_HEADS));
-    int perHead = (room + leaders.size() - 1) / leaders.size();
-    String part = s.sql(s.dialect().runSuccessors());
-    StringBuilder union = new StringBuilder(part.length() * leaders.size());
-    for (int i = 0; i < leaders.size(); i++) {
-      union.append(i == 0 ? "" : "\nUNION ALL\n").append(part);
+  private ClaimStrategy.Mode mode(boolean ordered) {
+    if (!ordered) {
+      return ClaimStrategy.Mode.UNORDERED;
     }
-    List<ClaimedEvent> run = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(union.toString())) {
-      int p = 1;
-      for (ClaimedEvent head : leaders) {
-        ps.setString(p++, head.aggregateType());
-        ps.setString(p++, head.aggregateId());
-        ps.setLong(p++, head.seq());
-        ps.setLong(p++, head.seq());
-        ps.setLong(p++, head.seq());
-        ps.setInt(p++, perHead);
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        Set<String> cut = new HashSet<>();
-        while (rs.next()) {
-          ClaimedEvent e = readOne(rs, s.dialect());
-          if (cut.contains(e.aggregate())) {
-            continue;
-          }
-          if (!rs.getBoolean("due")) {
-            cut.add(e.aggregate()); // not due yet: the run ends before it
-            continue;
-          }
-          run.add(e);
-        }
-      }
-    }
-    if (run.isEmpty()) {
-      return run;
-    }
-    // Each aggregate's rows are a prefix of its run, so the earliest rows overall keep that.
-    run.sort(Comparator.comparingLong(ClaimedEvent::seq));
-    List<ClaimedEvent> taken = new ArrayList<>(run.subList(0, Math.min(room, run.size())));
-    try (PreparedStatement ps =
-        c.prepareStatement(s.sql(s.dialect().markClaimed(), taken.size()))) {
-      ps.setString(1, owner);
-      ps.setLong(2, lease.toMillis());
-      int i = 3;
-      for (ClaimedEvent e : taken) {
-        ps.setLong(i++, e.seq());
-      }
-      if (ps.executeUpdate() != taken.size()) {
-        throw new RunConflict();
-      }
-    }
-    return taken;
-  }
-
-  /** A run changed under the claim; the claim's transaction rolls back. */
-  private static final class RunConflict extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    RunConflict() {
-      super("a run's row changed while it was claimed", null, false, false);
-    }
-  }
-
-  private static List<ClaimedEvent> claimInOneStatement(
-      Connection c,
-      OutboxSql s,
-      String owner,
-      int limit,
-      boolean ordered,
-      boolean sparse,
-      Duration lease,
-      boolean[] runsPossible)
-      throws SQLException {
-    String template =
-        !ordered
-            ? s.dialect().claimUnordered()
-            : sparse ? s.dialect().claimOrderedSparse() : s.dialect().claimOrdered();
-    try (PreparedStatement ps = c.prepareStatement(s.sql(template))) {
-      ps.setString(1, owner);
-      ps.setLong(2, lease.toMillis());
-      ps.setInt(3, limit);
-      try (ResultSet rs = ps.executeQuery()) {
-        List<ClaimedEvent> claimed = new ArrayList<>();
-        boolean successors = false;
-        while (rs.next()) {
-          claimed.add(readOne(rs, s.dialect()));
-          successors = successors || (ordered && rs.getBoolean("has_successor"));
-        }
-        // No head claimed has a PENDING successor: there is no run to look for.
-        runsPossible[0] = successors;
-        return claimed;
-      }
-    }
-  }
-
-  /**
-   * @param runsPossible set to false when the ordered claim saw that no due PENDING row but the
-   *     heads exists
-   */
-  private static List<ClaimedEvent> claimInSteps(
-      Connection c,
-      OutboxSql s,
-      String owner,
-      int limit,
-      boolean ordered,
-      Duration lease,
-      boolean[] runsPossible)
-      throws SQLException {
-    List<ClaimedEvent> claimed;
-    if (ordered) {
-      // First the heads among the first PENDING rows (a bounded read, however deep the backlog:
-      // with a hot aggregate the window holds its head, and its run fills the batch); only when
-      // that claims nothing from a full window, the read of every PENDING row until enough heads
-      // are found.
-      // Twice the batch of candidates: those other relays lock meanwhile are skipped, not waited
-      // on.
-      SqlDialect d = s.dialect();
-      List<Long> heads = new ArrayList<>();
-      int others = 0;
-      int read = 0;
-      try (PreparedStatement ps = c.prepareStatement(s.sql(d.orderedCandidatesInWindow()))) {
-        ps.setInt(1, limit);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            read++;
-            if (rs.getInt("head") == 0) {
-              others++;
-            } else if (heads.size() < 2 * limit) {
-              heads.add(rs.getLong("seq"));
-            }
-          }
-        }
-      }
-      // The window held every due PENDING row, and each was a head: nothing runs behind them.
-      runsPossible[0] = others > 0 || read >= limit;
-      claimed = lockHeads(c, s, heads, limit);
-      // A window that was not full held every due PENDING row: beyond it there is nothing to
-      // claim (an idle poll is one statement).
-      if (claimed.isEmpty() && read >= limit) {
-        runsPossible[0] = true;
-        claimed = lockHeads(c, s, candidates(c, s, d.orderedCandidates(), 2 * limit), limit);
-      }
-    } else {
-      try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().lockUnordered()))) {
-        ps.setInt(1, limit);
-        try (ResultSet rs = ps.executeQuery()) {
-          claimed = readClaimed(rs, s.dialect());
-        }
-      }
-    }
-    if (!claimed.isEmpty()) {
-      try (PreparedStatement ps =
-          c.prepareStatement(s.sql(s.dialect().markClaimed(), claimed.size()))) {
-        ps.setString(1, owner);
-        ps.setLong(2, lease.toMillis());
-        int i = 3;
-        for (ClaimedEvent e : claimed) {
-          ps.setLong(i++, e.seq());
-        }
-        ps.executeUpdate();
-      }
-    }
-    return claimed;
-  }
-
-  /** Seq numbers of ordered-mode candidates, from a statement whose parameters are all ints. */
-  private static List<Long> candidates(Connection c, OutboxSql s, String template, int... params)
-      throws SQLException {
-    List<Long> candidates = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(s.sql(template))) {
-      for (int i = 0; i < params.length; i++) {
-        ps.setInt(i + 1, params[i]);
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          candidates.add(rs.getLong(1));
-        }
-      }
-    }
-    return candidates;
-  }
-
-  /** Locks up to {@code limit} candidates still claimable, skipping those another relay locked. */
-  private static List<ClaimedEvent> lockHeads(
-      Connection c, OutboxSql s, List<Long> candidates, int limit) throws SQLException {
-    if (candidates.isEmpty()) {
-      return new ArrayList<>();
-    }
-    try (PreparedStatement ps =
-        c.prepareStatement(s.sql(s.dialect().lockCandidates(), candidates.size()))) {
-      int i = 1;
-      for (long seq : candidates) {
-        ps.setLong(i++, seq);
-      }
-      ps.setInt(i, limit);
-      try (ResultSet rs = ps.executeQuery()) {
-        return readClaimed(rs, s.dialect());
-      }
-    }
-  }
-
-  private static List<ClaimedEvent> readClaimed(ResultSet rs, SqlDialect dialect)
-      throws SQLException {
-    List<ClaimedEvent> claimed = new ArrayList<>();
-    while (rs.next()) {
-      claimed.add(readOne(rs, dialect));
-    }
-    return claimed;
-  }
-
-  private static ClaimedEvent readOne(ResultSet rs, SqlDialect dialect) throws SQLException {
-    long seq = rs.getLong("seq");
-    // attempts counts the event's own failed sends; this is the next one.
-    int attempt = rs.getInt("attempts") + 1;
-    boolean expired = rs.getBoolean("expired");
-    OutboxEvent event;
-    try {
-      event = EventRows.read(rs, dialect);
-    } catch (RuntimeException e) {
-      return ClaimedEvent.unreadable(
-          seq,
-          attempt,
-          rs.getString("aggregate_type"),
-          rs.getString("aggregate_id"),
-          "unreadable row: " + e.getMessage());
-    }
-    return ClaimedEvent.of(seq, attempt, expired, event);
+    OutboxSql known = resolver.known();
+    return headsScarce && known != null && known.dialect().claims().hasSparseClaim()
+        ? ClaimStrategy.Mode.ORDERED_SPARSE
+        : ClaimStrategy.Mode.ORDERED;
   }
 
   /** What {@link #reclaimExpiredLeases} did. */

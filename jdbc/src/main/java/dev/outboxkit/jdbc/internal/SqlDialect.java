@@ -3,48 +3,103 @@ package dev.outboxkit.jdbc.internal;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.BiFunction;
 
 /**
- * The SQL of one database product. A dialect returns statement text and capability flags and binds
- * the few types whose JDBC mapping differs by vendor; it never runs a statement.
+ * The SQL of one database product. A dialect returns statement text and the {@link ClaimStrategy}
+ * of its family, and binds the few types whose JDBC mapping differs by vendor; it never runs a
+ * statement.
  *
  * <p>The statements live in resource files under {@code dev/outboxkit/jdbc/sql/}: {@code
  * common.sql} holds those that read the same everywhere, and one file per vendor the ones that
  * differ (see {@link SqlStatements}). Each method here names one statement and documents its
- * parameters. Statement text uses two placeholders: {@code {table}} (the validated, possibly
- * schema-qualified table name) and {@code {seqs}} (a list of {@code ?} for a batch of sequence
- * numbers). Every time comparison uses the database clock, never the relay host's.
+ * parameters. Statement text uses placeholders that {@link OutboxSql} fills in: {@code {table}}
+ * (the validated, possibly schema-qualified table name), {@code {seqs}} (a list of {@code ?} for a
+ * batch of sequence numbers) and the column lists of {@link EventRows}. Every time comparison uses
+ * the database clock, never the relay host's.
  */
 public abstract class SqlDialect {
+  /**
+   * The statements every dialect has; a dialect without one fails to load. The others are optional
+   * steps ({@code beforeRelayTransaction}, {@code boundTransaction}, {@code unboundTransaction}) or
+   * belong to a claim strategy, which asks for its own.
+   */
+  private static final List<String> REQUIRED =
+      Arrays.asList(
+          "insert",
+          "markClaimed",
+          "runSuccessors",
+          "quarantineLostLeases",
+          "reclaimExpiredLeases",
+          "markPublished",
+          "deletePublished",
+          "release",
+          "markExpired",
+          "markRetry",
+          "markDead",
+          "markHeld",
+          "countStatus",
+          "countByStatus",
+          "oldestPending",
+          "snapshot",
+          "listDead",
+          "replayDead",
+          "replayAllDead",
+          "discardDead",
+          "retentionWindow",
+          "purgeRetained",
+          "inboxInsert",
+          "inboxPurge");
+
+  private final String name;
+  private final String schemaFile;
   private final Map<String, String> statements;
+  private final ClaimStrategy claims;
 
   /**
+   * @param name the product name, for logs and errors
+   * @param now the database's current time as SQL, filled in for {@code {now}} in {@code
+   *     common.sql}
+   * @param schemaFile the vendor's DDL file, under {@code dev/outboxkit/jdbc/schema/} (the inbox's
+   *     is {@code inbox-} + that name)
+   * @param claims the claim strategy of the vendor's family, built from its statements
    * @param vendorFiles the vendor's statement files, relative to {@code dev/outboxkit/jdbc/sql/},
    *     layered in order over {@code common.sql} (a later file's statement replaces an earlier one
    *     of the same name)
+   * @throws IllegalStateException if a statement the dialect needs is missing
    */
-  protected SqlDialect(String... vendorFiles) {
+  SqlDialect(
+      String name,
+      String now,
+      String schemaFile,
+      BiFunction<String, Map<String, String>, ClaimStrategy> claims,
+      String... vendorFiles) {
     String[] files = new String[vendorFiles.length + 1];
     files[0] = "common.sql";
     System.arraycopy(vendorFiles, 0, files, 1, vendorFiles.length);
-    this.statements = SqlStatements.load(files);
-  }
-
-  /** The statement of that name; thrown on a statement this vendor does not have. */
-  private String statement(String name) {
-    String sql = statements.get(name);
-    if (sql == null) {
-      throw new UnsupportedOperationException(name() + " has no statement " + name);
+    this.name = name;
+    this.schemaFile = schemaFile;
+    this.statements = SqlStatements.load(now, files);
+    for (String required : REQUIRED) {
+      SqlStatements.required(statements, required, name);
     }
-    return sql;
+    this.claims = claims.apply(name, statements);
   }
 
-  /** The statement of that name, or null where this vendor has none (an optional step). */
-  private String optionalStatement(String name) {
+  /**
+   * The statement of that name: never null for the {@link #REQUIRED} ones, checked when the dialect
+   * loaded; null for an optional step this vendor does not take (or a name it does not have).
+   */
+  final String statement(String name) {
     return statements.get(name);
   }
 
@@ -54,66 +109,31 @@ public abstract class SqlDialect {
   }
 
   /** Product name for logs and errors. */
-  public abstract String name();
+  public final String name() {
+    return name;
+  }
 
   /** Class-path resource of the DDL, relative to {@code dev/outboxkit/jdbc/schema/}. */
-  public abstract String schemaResource();
+  public final String schemaResource() {
+    return schemaFile;
+  }
 
-  /** Inserts one event: 12 parameters, the 12th the delay in microseconds before availability. */
+  /** Class-path resource of the inbox DDL, relative to {@code dev/outboxkit/jdbc/schema/}. */
+  public final String inboxSchemaResource() {
+    return "inbox-" + schemaFile;
+  }
+
+  /** How this vendor's family claims rows. */
+  public final ClaimStrategy claims() {
+    return claims;
+  }
+
+  /**
+   * Inserts one event: the columns {@link EventRows#bind} binds, then the delay in microseconds
+   * before availability.
+   */
   public final String insert() {
     return statement("insert");
-  }
-
-  /**
-   * True when {@link #claimUnordered()} and {@link #claimOrdered()} claim in one statement ({@code
-   * UPDATE … RETURNING}); false when the relay locks with {@link #lockUnordered()} or {@link
-   * #orderedCandidates()} + {@link #lockCandidates()} and then runs {@link #markClaimed()}, which
-   * every dialect has: ordered claims mark the runs behind their heads with it.
-   */
-  public abstract boolean claimsInOneStatement();
-
-  /** One-statement unordered claim: params owner, lease millis, limit. */
-  public final String claimUnordered() {
-    return statement("claimUnordered");
-  }
-
-  /** One-statement ordered claim: params owner, lease millis, limit. */
-  public final String claimOrdered() {
-    return statement("claimOrdered");
-  }
-
-  /**
-   * One-statement ordered claim that finds each aggregate's first unfinished event by hopping from
-   * aggregate to aggregate over the aggregate index: costs O(aggregates with unfinished events)
-   * where {@link #claimOrdered()} costs O(pending events) whenever fewer heads than the limit are
-   * claimable. Params owner, lease millis, limit. Null where unsupported.
-   */
-  public final String claimOrderedSparse() {
-    return optionalStatement("claimOrderedSparse");
-  }
-
-  /** Locks up to {@code ?} claimable rows, unordered mode; returns event columns + expired. */
-  public final String lockUnordered() {
-    return statement("lockUnordered");
-  }
-
-  /** Non-locking read of up to {@code ?} ordered-mode candidates' seq numbers. */
-  public final String orderedCandidates() {
-    return statement("orderedCandidates");
-  }
-
-  /**
-   * The first {@code ?} due PENDING rows, seq and whether each qualifies as in {@link
-   * #orderedCandidates()} ({@code head} 1 or 0): a read bounded however deep the backlog. Params:
-   * the window.
-   */
-  public final String orderedCandidatesInWindow() {
-    return statement("orderedCandidatesInWindow");
-  }
-
-  /** Locks the still-claimable rows among {@code {seqs}}; returns event columns + expired. */
-  public final String lockCandidates() {
-    return statement("lockCandidates");
   }
 
   /**
@@ -256,7 +276,7 @@ public abstract class SqlDialect {
    * stall applications inserting new events into the same index range.
    */
   public final String beforeRelayTransaction() {
-    return optionalStatement("beforeRelayTransaction");
+    return statement("beforeRelayTransaction");
   }
 
   /**
@@ -268,7 +288,7 @@ public abstract class SqlDialect {
    * {@code ?} is the limit in milliseconds, bound as text. Null where the vendor has none.
    */
   public final String boundTransaction() {
-    return optionalStatement("boundTransaction");
+    return statement("boundTransaction");
   }
 
   /**
@@ -277,15 +297,7 @@ public abstract class SqlDialect {
    * where nothing is to undo.
    */
   public final String unboundTransaction() {
-    return optionalStatement("unboundTransaction");
-  }
-
-  /**
-   * A statement run first in each claim transaction, after {@link #beforeRelayTransaction()}, or
-   * null for none.
-   */
-  public final String beforeClaim() {
-    return optionalStatement("beforeClaim");
+    return statement("unboundTransaction");
   }
 
   /** Binds an event id. */
@@ -298,15 +310,20 @@ public abstract class SqlDialect {
     return rs.getObject(column, UUID.class);
   }
 
-  /** Binds an instant, or null. */
-  public abstract void setInstant(PreparedStatement ps, int index, Instant instant)
-      throws SQLException;
+  /** Binds an instant, or null: as a {@code TIMESTAMP WITH TIME ZONE} in UTC. */
+  public void setInstant(PreparedStatement ps, int index, Instant instant) throws SQLException {
+    if (instant == null) {
+      ps.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
+    } else {
+      ps.setObject(index, instant.atOffset(ZoneOffset.UTC));
+    }
+  }
 
   /** Reads an instant, or null. */
-  public abstract Instant getInstant(ResultSet rs, String column) throws SQLException;
-
-  /** Class-path resource of the inbox DDL, relative to {@code dev/outboxkit/jdbc/schema/}. */
-  public abstract String inboxSchemaResource();
+  public Instant getInstant(ResultSet rs, String column) throws SQLException {
+    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+    return t == null ? null : t.toInstant();
+  }
 
   /**
    * Records (consumer, event id) unless present: params consumer, event id. Updates one row when

@@ -26,17 +26,33 @@ final class SqlStatements {
   /**
    * Reads the files in order, later names replacing earlier ones.
    *
+   * @param now the database's current time as SQL, for {@code {now}}
    * @param files file names relative to {@code dev/outboxkit/jdbc/sql/}
    * @return statement text by name, in file order
    * @throws IllegalStateException if a file is missing or malformed: a packaging error, not a
    *     user's
    */
-  static Map<String, String> load(String... files) {
+  static Map<String, String> load(String now, String... files) {
     Map<String, String> statements = new LinkedHashMap<>();
     for (String file : files) {
       statements.putAll(parse(file, read(file)));
     }
+    statements.replaceAll((name, sql) -> sql.replace("{now}", now));
     return Collections.unmodifiableMap(statements);
+  }
+
+  /**
+   * The statement of that name.
+   *
+   * @param dialect the dialect's name, for the error
+   * @throws IllegalStateException if there is none: a packaging error, found when the dialect loads
+   */
+  static String required(Map<String, String> statements, String name, String dialect) {
+    String sql = statements.get(name);
+    if (sql == null) {
+      throw new IllegalStateException(dialect + " has no statement " + name + " in " + FOLDER);
+    }
+    return sql;
   }
 
   static Map<String, String> parse(String file, String text) {

@@ -7,15 +7,11 @@
 -- explained there.
 
 -- name: insert
-INSERT INTO {table} (id, aggregate_type, aggregate_id, event_type, schema_version,
-                     destination, tenant, payload, content_type, headers, occurred_at,
-                     available_at, expires_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6)), ?)
+INSERT INTO {table} ({written_columns}, available_at)
+VALUES ({written_values}, TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6)))
 
 -- name: lockUnordered
-SELECT seq, id, aggregate_type, aggregate_id, event_type, schema_version, destination,
-       tenant, payload, content_type, headers, occurred_at, expires_at, attempts,
-       (expires_at <= UTC_TIMESTAMP(6)) AS expired
+SELECT {event_columns}, (expires_at <= UTC_TIMESTAMP(6)) AS expired
   FROM {table} IGNORE INDEX FOR ORDER BY (PRIMARY)
  WHERE status = 'PENDING' AND available_at <= UTC_TIMESTAMP(6)
  ORDER BY seq
@@ -72,9 +68,7 @@ SELECT c.seq,
  ORDER BY c.seq
 
 -- name: lockCandidates
-SELECT seq, id, aggregate_type, aggregate_id, event_type, schema_version, destination,
-       tenant, payload, content_type, headers, occurred_at, expires_at, attempts,
-       (expires_at <= UTC_TIMESTAMP(6)) AS expired
+SELECT {event_columns}, (expires_at <= UTC_TIMESTAMP(6)) AS expired
   FROM {table}
  WHERE seq IN ({seqs}) AND status = 'PENDING' AND available_at <= UTC_TIMESTAMP(6)
  ORDER BY seq
@@ -109,34 +103,6 @@ SET SESSION wait_timeout = @outboxkit_wait_timeout,
     SESSION innodb_lock_wait_timeout = @outboxkit_lock_wait_timeout,
     SESSION max_execution_time = @outboxkit_max_execution_time
 
--- An event whose lease ran out so often that it is the likely reason the relays holding it
--- died (a poison message that crashes or hangs the sender) is quarantined, not claimed again.
--- Params: the reason, the number of lost leases that quarantines.
--- name: quarantineLostLeases
-UPDATE {table}
-   SET status = 'DEAD', last_error = ?, published_at = UTC_TIMESTAMP(6), lease_owner = NULL,
-       lease_until = NULL, lease_losses = lease_losses + 1
- WHERE status = 'IN_FLIGHT' AND lease_until <= UTC_TIMESTAMP(6) AND lease_losses + 1 >= ?
-
--- A lost lease is not the event's failure: attempts stay as they were, the loss is counted apart.
--- name: reclaimExpiredLeases
-UPDATE {table}
-   SET status = 'PENDING', lease_owner = NULL, lease_until = NULL,
-       lease_losses = lease_losses + 1
- WHERE status = 'IN_FLIGHT' AND lease_until <= UTC_TIMESTAMP(6)
-
--- name: markPublished
-UPDATE {table}
-   SET status = 'PUBLISHED', published_at = UTC_TIMESTAMP(6), lease_owner = NULL,
-       lease_until = NULL
- WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
-
--- name: markExpired
-UPDATE {table}
-   SET status = 'EXPIRED', published_at = UTC_TIMESTAMP(6), lease_owner = NULL,
-       lease_until = NULL
- WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
-
 -- name: markRetry
 UPDATE {table}
    SET status = 'PENDING', available_at = TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6)),
@@ -166,16 +132,6 @@ SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, last_error,
  WHERE status = 'DEAD' AND seq > ?
  ORDER BY seq
  LIMIT ?
-
--- name: replayDead
-UPDATE {table}
-   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = UTC_TIMESTAMP(6), last_error = NULL, published_at = NULL
- WHERE id = ? AND status = 'DEAD'
-
--- name: replayAllDead
-UPDATE {table}
-   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = UTC_TIMESTAMP(6), last_error = NULL, published_at = NULL
- WHERE status = 'DEAD'
 
 -- Retention walks the primary key in windows (index-driven, whatever the table holds) and reads
 -- without locking; old = 1 marks a row past its retention. Params: finished on (1/0), its
@@ -212,38 +168,9 @@ DELETE FROM {table}
  WHERE processed_at < TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6))
  LIMIT ?
 
--- name: markDead
-UPDATE {table}
-   SET status = 'DEAD', attempts = attempts + 1, last_error = ?, published_at = UTC_TIMESTAMP(6),
-       lease_owner = NULL, lease_until = NULL
- WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
-
 -- An outage of one destination: its events of the round go back to PENDING together, uncharged.
 -- name: markHeld
 UPDATE {table}
    SET status = 'PENDING', available_at = TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6)), last_error = ?,
        lease_owner = NULL, lease_until = NULL
  WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
-
--- A run: an aggregate's PENDING events after its head (which this claim holds), up to the first
--- IN_FLIGHT or DEAD one; the caller stops at the first that is not due. A non-locking read: no
--- other relay can claim these rows while the head is held, since each is blocked by the head.
--- One part per head, joined by UNION ALL; each reads at most its LIMIT from the aggregate index.
--- Params: aggregate type, aggregate id, head seq (three times), the most rows.
--- name: runSuccessors
-(SELECT c.seq, c.id, c.aggregate_type, c.aggregate_id, c.event_type, c.schema_version,
-        c.destination, c.tenant, c.payload, c.content_type, c.headers, c.occurred_at,
-        c.expires_at, c.attempts, (c.expires_at <= UTC_TIMESTAMP(6)) AS expired,
-        (c.available_at <= UTC_TIMESTAMP(6)) AS due
-   FROM {table} c
-  WHERE c.aggregate_type = ? AND c.aggregate_id = ? AND c.status = 'PENDING' AND c.seq > ?
-    AND NOT EXISTS (SELECT 1 FROM {table} p
-                     WHERE p.aggregate_type = c.aggregate_type
-                       AND p.aggregate_id = c.aggregate_id
-                       AND p.status = 'IN_FLIGHT' AND p.seq > ? AND p.seq < c.seq)
-    AND NOT EXISTS (SELECT 1 FROM {table} p
-                     WHERE p.aggregate_type = c.aggregate_type
-                       AND p.aggregate_id = c.aggregate_id
-                       AND p.status = 'DEAD' AND p.seq > ? AND p.seq < c.seq)
-  ORDER BY c.seq
-  LIMIT ?)

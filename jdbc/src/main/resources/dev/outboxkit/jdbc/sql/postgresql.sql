@@ -2,10 +2,8 @@
 -- clock. Statements not here are in common.sql; the format is explained there.
 
 -- name: insert
-INSERT INTO {table} (id, aggregate_type, aggregate_id, event_type, schema_version,
-                     destination, tenant, payload, content_type, headers, occurred_at,
-                     available_at, expires_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now() + ? * INTERVAL '1 microsecond', ?)
+INSERT INTO {table} ({written_columns}, available_at)
+VALUES ({written_values}, now() + ? * INTERVAL '1 microsecond')
 
 -- The inner SELECT walks the partial PENDING index in seq order and skips rows another relay
 -- holds, so concurrent relays take disjoint batches without waiting on each other.
@@ -18,9 +16,7 @@ UPDATE {table} o
                   ORDER BY c.seq
                   LIMIT ?
                     FOR UPDATE SKIP LOCKED)
-RETURNING o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.schema_version,
-          o.destination, o.tenant, o.payload, o.content_type, o.headers, o.occurred_at,
-          o.expires_at, o.attempts, (o.expires_at <= now()) AS expired
+RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired
 
 -- Only the first unfinished event of each aggregate is claimable. The NOT EXISTS probe is
 -- not locked (FOR UPDATE covers only the FROM list of its own level), so a head row another
@@ -41,9 +37,7 @@ UPDATE {table} o
                   ORDER BY c.seq
                   LIMIT ?
                     FOR UPDATE SKIP LOCKED)
-RETURNING o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.schema_version,
-          o.destination, o.tenant, o.payload, o.content_type, o.headers, o.occurred_at,
-          o.expires_at, o.attempts, (o.expires_at <= now()) AS expired,
+RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired,
           EXISTS (SELECT 1 FROM {table} r
                    WHERE r.aggregate_type = o.aggregate_type AND r.aggregate_id = o.aggregate_id
                      AND r.status = 'PENDING' AND r.seq > o.seq) AS has_successor
@@ -80,9 +74,7 @@ UPDATE {table} o
                   ORDER BY c.seq
                   LIMIT ?
                     FOR UPDATE SKIP LOCKED)
-RETURNING o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.schema_version,
-          o.destination, o.tenant, o.payload, o.content_type, o.headers, o.occurred_at,
-          o.expires_at, o.attempts, (o.expires_at <= now()) AS expired,
+RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired,
           EXISTS (SELECT 1 FROM {table} r
                    WHERE r.aggregate_type = o.aggregate_type AND r.aggregate_id = o.aggregate_id
                      AND r.status = 'PENDING' AND r.seq > o.seq) AS has_successor
@@ -116,32 +108,6 @@ SELECT set_config('synchronous_commit', 'off', true),
 SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),
        set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)
 
--- An event whose lease ran out so often that it is the likely reason the relays holding it
--- died (a poison message that crashes or hangs the sender) is quarantined, not claimed again.
--- Params: the reason, the number of lost leases that quarantines.
--- name: quarantineLostLeases
-UPDATE {table}
-   SET status = 'DEAD', last_error = ?, published_at = now(), lease_owner = NULL,
-       lease_until = NULL, lease_losses = lease_losses + 1
- WHERE status = 'IN_FLIGHT' AND lease_until <= now() AND lease_losses + 1 >= ?
-
--- A lost lease is not the event's failure: attempts stay as they were, the loss is counted apart.
--- name: reclaimExpiredLeases
-UPDATE {table}
-   SET status = 'PENDING', lease_owner = NULL, lease_until = NULL,
-       lease_losses = lease_losses + 1
- WHERE status = 'IN_FLIGHT' AND lease_until <= now()
-
--- name: markPublished
-UPDATE {table}
-   SET status = 'PUBLISHED', published_at = now(), lease_owner = NULL, lease_until = NULL
- WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
-
--- name: markExpired
-UPDATE {table}
-   SET status = 'EXPIRED', published_at = now(), lease_owner = NULL, lease_until = NULL
- WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
-
 -- name: markRetry
 UPDATE {table}
    SET status = 'PENDING', available_at = now() + ? * INTERVAL '1 microsecond',
@@ -160,16 +126,6 @@ SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
        (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq LIMIT 1)
          AS oldest,
        now() AS db_now
-
--- name: replayDead
-UPDATE {table}
-   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = now(), last_error = NULL, published_at = NULL
- WHERE id = ? AND status = 'DEAD'
-
--- name: replayAllDead
-UPDATE {table}
-   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = now(), last_error = NULL, published_at = NULL
- WHERE status = 'DEAD'
 
 -- Retention walks the primary key in windows (index-driven, whatever the table holds) and reads
 -- without locking; old = 1 marks a row past its retention. Params: finished on (1/0), its
@@ -205,12 +161,6 @@ DELETE FROM {table}
                  WHERE processed_at < now() - ? * INTERVAL '1 microsecond'
                  LIMIT ?)
 
--- name: markDead
-UPDATE {table}
-   SET status = 'DEAD', attempts = attempts + 1, last_error = ?, published_at = now(),
-       lease_owner = NULL, lease_until = NULL
- WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
-
 -- An outage of one destination: its events of the round go back to PENDING together, uncharged.
 -- name: markHeld
 UPDATE {table}
@@ -223,26 +173,3 @@ UPDATE {table}
    SET status = 'IN_FLIGHT', lease_owner = ?,
        lease_until = now() + ? * INTERVAL '1 millisecond'
  WHERE seq IN ({seqs}) AND status = 'PENDING'
-
--- A run: an aggregate's PENDING events after its head (which this claim holds), up to the first
--- IN_FLIGHT or DEAD one; the caller stops at the first that is not due. A non-locking read: no
--- other relay can claim these rows while the head is held, since each is blocked by the head.
--- One part per head, joined by UNION ALL; each reads at most its LIMIT from the aggregate index.
--- Params: aggregate type, aggregate id, head seq (three times), the most rows.
--- name: runSuccessors
-(SELECT c.seq, c.id, c.aggregate_type, c.aggregate_id, c.event_type, c.schema_version,
-        c.destination, c.tenant, c.payload, c.content_type, c.headers, c.occurred_at,
-        c.expires_at, c.attempts, (c.expires_at <= now()) AS expired,
-        (c.available_at <= now()) AS due
-   FROM {table} c
-  WHERE c.aggregate_type = ? AND c.aggregate_id = ? AND c.status = 'PENDING' AND c.seq > ?
-    AND NOT EXISTS (SELECT 1 FROM {table} p
-                     WHERE p.aggregate_type = c.aggregate_type
-                       AND p.aggregate_id = c.aggregate_id
-                       AND p.status = 'IN_FLIGHT' AND p.seq > ? AND p.seq < c.seq)
-    AND NOT EXISTS (SELECT 1 FROM {table} p
-                     WHERE p.aggregate_type = c.aggregate_type
-                       AND p.aggregate_id = c.aggregate_id
-                       AND p.status = 'DEAD' AND p.seq > ? AND p.seq < c.seq)
-  ORDER BY c.seq
-  LIMIT ?)

@@ -12,16 +12,17 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 class SqlStatementsTest {
-  private static final Set<String> ONE_STATEMENT_CLAIMS = Set.of("claimUnordered", "claimOrdered");
-  private static final Set<String> THREE_STEP_CLAIMS =
-      Set.of("lockUnordered", "orderedCandidates", "orderedCandidatesInWindow", "lockCandidates");
+  /** The statements each claim strategy asks its dialect for. */
+  private static final Map<Class<?>, Set<String>> CLAIM_STATEMENTS =
+      Map.of(
+          ReturningClaim.class,
+          Set.of("claimUnordered", "claimOrdered", "claimOrderedSparse", "beforeClaim"),
+          SteppedClaim.class,
+          Set.of(
+              "lockUnordered", "orderedCandidates", "orderedCandidatesInWindow", "lockCandidates"));
+
   private static final Set<String> OPTIONAL =
-      Set.of(
-          "claimOrderedSparse",
-          "beforeRelayTransaction",
-          "beforeClaim",
-          "boundTransaction",
-          "unboundTransaction");
+      Set.of("beforeRelayTransaction", "boundTransaction", "unboundTransaction");
 
   @Test
   void parse_keeps_each_statement_whole_and_drops_comment_lines() {
@@ -52,49 +53,105 @@ class SqlStatementsTest {
 
   @Test
   void load_lets_a_later_file_replace_a_name() {
-    Map<String, String> common = SqlStatements.load("common.sql");
-    Map<String, String> mysql = SqlStatements.load("common.sql", "mysql.sql");
+    Map<String, String> common = SqlStatements.load("UTC_TIMESTAMP(6)", "common.sql");
+    Map<String, String> mysql = SqlStatements.load("UTC_TIMESTAMP(6)", "common.sql", "mysql.sql");
 
     assertThat(mysql.get("listDead")).contains("IGNORE INDEX").isNotEqualTo(common.get("listDead"));
     assertThat(mysql.get("countStatus")).isEqualTo(common.get("countStatus"));
   }
 
   @Test
-  void a_vendor_file_states_only_what_differs_from_common() {
-    Map<String, String> common = SqlStatements.load("common.sql");
-    for (String vendor : new String[] {"postgresql.sql", "mysql.sql", "mariadb.sql", "h2.sql"}) {
-      SqlStatements.load(vendor)
-          .forEach(
-              (name, sql) ->
-                  assertThat(sql)
-                      .as("%s repeats common.sql's %s", vendor, name)
-                      .isNotEqualTo(common.get(name)));
-    }
+  void a_vendor_file_states_only_what_differs_from_common_beyond_its_clock() {
+    Map<String, String> clocks =
+        Map.of(
+            "postgresql.sql", "now()",
+            "mysql.sql", "UTC_TIMESTAMP(6)",
+            "mariadb.sql", "UTC_TIMESTAMP(6)",
+            "h2.sql", "CURRENT_TIMESTAMP");
+    clocks.forEach(
+        (vendor, now) -> {
+          Map<String, String> common = SqlStatements.load(now, "common.sql");
+          SqlStatements.load(now, vendor)
+              .forEach(
+                  (name, sql) ->
+                      assertThat(sql.replaceAll("\\s+", " "))
+                          .as("%s repeats common.sql's %s", vendor, name)
+                          .isNotEqualTo(common.getOrDefault(name, "").replaceAll("\\s+", " ")));
+        });
   }
 
   @Test
-  void every_dialect_names_only_known_statements_and_has_all_its_claim_strategy_needs()
-      throws Throwable {
-    Set<String> known = statementMethods();
+  void every_statement_renders_without_a_placeholder_left_but_the_seqs() {
     for (SqlDialect dialect :
         new SqlDialect[] {
           new PostgresDialect(), new MySqlDialect(), new MariaDbDialect(), new H2Dialect()
         }) {
-      assertThat(known).as(dialect.name()).containsAll(dialect.statementNames());
-      Set<String> notUsed =
-          dialect.claimsInOneStatement() ? THREE_STEP_CLAIMS : ONE_STATEMENT_CLAIMS;
-      for (String name : known) {
-        Method m = SqlDialect.class.getMethod(name);
-        if (notUsed.contains(name)) {
-          assertThatThrownBy(() -> invoke(m, dialect))
-              .as("%s %s", dialect.name(), name)
-              .isInstanceOf(UnsupportedOperationException.class)
-              .hasMessage(dialect.name() + " has no statement " + name);
-        } else if (!OPTIONAL.contains(name)) {
-          assertThat(invoke(m, dialect)).as("%s %s", dialect.name(), name).isNotBlank();
-        }
+      OutboxSql sql = OutboxSql.of(dialect, TableName.of("app.outbox_event"));
+      for (String name : dialect.statementNames()) {
+        String rendered = sql.sql(dialect.statement(name), 2);
+        assertThat(rendered).as("%s %s", dialect.name(), name).doesNotContain("{", "}");
       }
     }
+    String claim =
+        OutboxSql.of(new PostgresDialect(), TableName.of("outbox_event"))
+            .sql(((ReturningClaim) new PostgresDialect().claims()).unordered());
+    assertThat(claim)
+        .contains("RETURNING o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type,")
+        .contains("o.expires_at, o.attempts, (o.expires_at <= now()) AS expired");
+    assertThat(
+            OutboxSql.of(new H2Dialect(), TableName.of("outbox_event"))
+                .sql(new H2Dialect().insert()))
+        .startsWith("INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type,")
+        .endsWith(
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP))");
+  }
+
+  @Test
+  void every_dialect_has_each_statement_it_runs_and_names_no_other() throws Throwable {
+    Set<String> accessors = statementMethods();
+    for (SqlDialect dialect :
+        new SqlDialect[] {
+          new PostgresDialect(), new MySqlDialect(), new MariaDbDialect(), new H2Dialect()
+        }) {
+      Set<String> claims = CLAIM_STATEMENTS.get(dialect.claims().getClass());
+      for (String name : dialect.statementNames()) {
+        assertThat(accessors.contains(name) || claims.contains(name))
+            .as("%s names %s, which nothing runs", dialect.name(), name)
+            .isTrue();
+      }
+      for (String name : accessors) {
+        String sql = invoke(SqlDialect.class.getMethod(name), dialect);
+        if (!OPTIONAL.contains(name)) {
+          assertThat(sql).as("%s %s", dialect.name(), name).isNotBlank();
+        }
+      }
+      assertThat(dialect.statementNames()).as(dialect.name()).containsAll(claims);
+    }
+  }
+
+  @Test
+  void a_dialect_without_a_statement_it_needs_fails_to_load_naming_it() {
+    // H2's files have the stepped claim's statements, not the one-statement claim's.
+    assertThatThrownBy(
+            () ->
+                new SqlDialect(
+                    "Test", "CURRENT_TIMESTAMP", "h2.sql", ReturningClaim::new, "h2.sql") {})
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Test has no statement claimUnordered in /dev/outboxkit/jdbc/sql/");
+    // common.sql alone has no insert.
+    assertThatThrownBy(
+            () -> new SqlDialect("Bare", "CURRENT_TIMESTAMP", "h2.sql", SteppedClaim::new) {})
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Bare has no statement insert in /dev/outboxkit/jdbc/sql/");
+  }
+
+  @Test
+  void each_vendor_family_claims_its_own_way_and_mariadb_keeps_the_mysql_ddl() {
+    assertThat(new PostgresDialect().claims()).isInstanceOf(ReturningClaim.class);
+    assertThat(new H2Dialect().claims()).isInstanceOf(SteppedClaim.class);
+    assertThat(new MariaDbDialect().claims()).isInstanceOf(SteppedClaim.class);
+    assertThat(new MariaDbDialect().schemaResource()).isEqualTo("mysql.sql");
+    assertThat(new MariaDbDialect().inboxSchemaResource()).isEqualTo("inbox-mysql.sql");
   }
 
   /** The statement accessors: SqlDialect's public final no-argument String methods. */

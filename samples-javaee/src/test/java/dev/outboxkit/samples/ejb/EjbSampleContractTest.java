@@ -5,20 +5,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
-import dev.outboxkit.jdbc.OutboxSchema;
+import dev.outboxkit.samples.ShopDatabase;
 import dev.outboxkit.samples.servlet.WebhookReceiverAccess;
+import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.FreshDatabase;
+import dev.outboxkit.testkit.Sql;
 import dev.outboxkit.testkit.TestDatabase;
-import dev.outboxkit.testkit.TestDatabases;
 import dev.outboxkit.testkit.ThreadCensus;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import javax.ejb.EJBException;
 import javax.ejb.embeddable.EJBContainer;
@@ -27,12 +25,11 @@ import org.apache.openejb.jee.EjbJar;
 import org.apache.openejb.jee.EnvEntry;
 import org.apache.openejb.jee.SingletonBean;
 import org.apache.openejb.jee.StatelessBean;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The EJB sample deployed in a real embeddable EJB container (OpenEJB 8, Java EE 8): {@link
@@ -43,6 +40,9 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class EjbSampleContractTest {
+  /** Bound of the waits; generous for a loaded machine, never a timing under test. */
+  private static final Duration PATIENCE = Duration.ofSeconds(30);
+
   private static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
   /** Threads others start for themselves: the container's, the JDK HTTP client's, the test's. */
@@ -54,10 +54,13 @@ abstract class EjbSampleContractTest {
     "LogStreamAsync", // the container's logging
     "RetryTimer", // the container's transaction manager (Geronimo)
     "HttpClient-", // the JDK HttpClient's selector thread (JDK code, ends with its client)
+    "ForkJoinPool.commonPool-worker-", // the JDK HttpClient's fallback once its pool is shut down
     "pool-", // the webhook receiver's request threads
     "test-", // the test kit's Hikari pool
     "mysql-cj-abandoned-connection-cleanup", // Connector/J's own
   };
+
+  @RegisterExtension final FreshDatabase database = ShopDatabase.fresh(this::flavor);
 
   private TestDatabase db;
   private WebhookReceiverAccess receiver;
@@ -67,33 +70,9 @@ abstract class EjbSampleContractTest {
 
   protected abstract Flavor flavor();
 
-  @BeforeAll
-  void createDatabase() throws Exception {
-    db = TestDatabases.create(flavor(), "ejb");
-    try (Connection c = db.connect();
-        Statement s = c.createStatement()) {
-      s.execute(
-          "CREATE TABLE orders (id VARCHAR(36) PRIMARY KEY, sku VARCHAR(36) NOT NULL,"
-              + " quantity INT NOT NULL)");
-      s.execute("CREATE TABLE stock (sku VARCHAR(36) PRIMARY KEY, available INT NOT NULL)");
-      OutboxSchema.create(c);
-    }
-  }
-
-  @AfterAll
-  void dropDatabase() {
-    db.close();
-  }
-
   @BeforeEach
   void deploy() throws Exception {
-    try (Connection c = db.connect();
-        Statement s = c.createStatement()) {
-      s.execute("DELETE FROM orders");
-      s.execute("DELETE FROM stock");
-      s.execute("DELETE FROM outbox_event");
-      s.execute("INSERT INTO stock (sku, available) VALUES ('tea', 100), ('kettle', 1)");
-    }
+    db = database.get();
     receiver = new WebhookReceiverAccess(SECRET);
     census = ThreadCensus.take(NOT_OURS);
 
@@ -150,12 +129,20 @@ abstract class EjbSampleContractTest {
     return "";
   }
 
+  /** Also after a test whose database or deployment never came: undoes what was done. */
   @AfterEach
   void undeploy() {
-    if (container != null) {
-      container.close();
+    try {
+      if (container != null) {
+        container.close();
+      }
+    } finally { // a failed close is reported, and the next test still gets a fresh receiver
+      container = null;
+      if (receiver != null) {
+        receiver.close();
+        receiver = null;
+      }
     }
-    receiver.close();
   }
 
   @Test
@@ -165,9 +152,12 @@ abstract class EjbSampleContractTest {
       orders.placeOrder(id, "tea", 2);
     }
 
-    await(() -> receiver.received().size() >= ids.size(), "every event delivered");
+    Await.until(() -> receiver.received().size() >= ids.size(), PATIENCE, "every event delivered");
     assertThat(receiver.received().values()).containsExactlyInAnyOrderElementsOf(ids);
-    await(() -> admin().count(EventStatus.PUBLISHED) == ids.size(), "every event PUBLISHED");
+    Await.until(
+        () -> admin().count(EventStatus.PUBLISHED) == ids.size(),
+        PATIENCE,
+        "every event PUBLISHED");
     assertThat(count("SELECT COUNT(*) FROM orders")).isEqualTo(ids.size());
     assertThat(count("SELECT available FROM stock WHERE sku = 'tea'")).isEqualTo(94);
   }
@@ -180,7 +170,10 @@ abstract class EjbSampleContractTest {
         .isInstanceOf(EJBException.class);
     orders.placeOrder("o-small", "kettle", 1);
 
-    await(() -> receiver.received().containsValue("o-small"), "the committed order's event");
+    Await.until(
+        () -> receiver.received().containsValue("o-small"),
+        PATIENCE,
+        "the committed order's event");
     assertThat(count("SELECT COUNT(*) FROM orders WHERE id = 'o-big'")).isZero();
     assertThat(count("SELECT COUNT(*) FROM outbox_event WHERE aggregate_id = 'o-big'")).isZero();
     assertThat(count("SELECT COUNT(*) FROM outbox_event")).isEqualTo(1);
@@ -192,7 +185,8 @@ abstract class EjbSampleContractTest {
   void the_relay_runs_on_managed_threads_only_and_closing_the_container_leaves_none()
       throws Exception {
     orders.placeOrder("o-threads", "tea", 1);
-    await(() -> receiver.received().containsValue("o-threads"), "the event delivered");
+    Await.until(
+        () -> receiver.received().containsValue("o-threads"), PATIENCE, "the event delivered");
 
     List<Thread> started = libraryCandidates(census.startedSince());
     // Every thread started since deployment, the container's own aside, is a managed one, and
@@ -209,11 +203,12 @@ abstract class EjbSampleContractTest {
     container.close();
     container = null;
 
-    await(
+    Await.until(
         () ->
             started.stream().noneMatch(Thread::isAlive)
                 && census.startedSince().stream()
                     .noneMatch(t -> t.getName().startsWith("outboxkit-")),
+        PATIENCE,
         "the relay's threads gone");
     System.out.printf(
         "Thread census: OpenEJB/%s EJB sample after container close: %d of them alive%n",
@@ -236,12 +231,7 @@ abstract class EjbSampleContractTest {
   }
 
   private long count(String sql) throws SQLException {
-    try (Connection c = db.connect();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return Sql.queryLong(db.dataSource(), sql);
   }
 
   private static String names(List<Thread> threads) {
@@ -249,13 +239,5 @@ abstract class EjbSampleContractTest {
         .map(Thread::getName)
         .sorted()
         .collect(Collectors.joining(", ", "[", "]"));
-  }
-
-  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime() < deadline).as("timed out waiting for: %s", what).isTrue();
-      Thread.sleep(50);
-    }
   }
 }

@@ -13,8 +13,8 @@ import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.jdbc.OutboxWriter;
 import dev.outboxkit.testing.RecordingTransport;
 import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.FreshDatabase;
 import dev.outboxkit.testkit.TestDatabase;
-import dev.outboxkit.testkit.TestDatabases;
 import dev.outboxkit.testkit.ThreadCensus;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -33,9 +33,9 @@ import javax.transaction.TransactionManager;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * OutboxKit under a real JTA transaction manager (Narayana, javax line) on a real database: {@code
@@ -48,6 +48,9 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class JtaContractTest {
+  @RegisterExtension
+  final FreshDatabase database = FreshDatabase.of(this::flavor).setUp(this::prepare);
+
   protected final TransactionManager tm = Narayana.transactionManager();
   protected TestDatabase db;
   private DataSource jta;
@@ -81,23 +84,23 @@ abstract class JtaContractTest {
         : Outbox.writer().build();
   }
 
-  @BeforeAll
-  void createDatabase() throws Exception {
-    db = TestDatabases.create(flavor(), "jta_" + pool());
-    try (Connection c = db.connect();
+  /** Once per class, on its fresh database: the tables, then the pool under test on them. */
+  private void prepare(TestDatabase fresh) throws Exception {
+    try (Connection c = fresh.connect();
         Statement s = c.createStatement()) {
       s.execute("CREATE TABLE orders (id VARCHAR(36) PRIMARY KEY, total INT NOT NULL)");
       OutboxSchema.create(c);
     }
-    jta = jtaDataSource(db);
+    db = fresh;
+    jta = jtaDataSource(fresh);
   }
 
+  /** Before the extension drops the database: the pool's connections go first. */
   @AfterAll
-  void dropDatabase() throws Exception {
+  void closeJtaDataSource() throws Exception {
     if (jta instanceof AutoCloseable) {
       ((AutoCloseable) jta).close();
     }
-    db.close();
   }
 
   @AfterEach

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
-import dev.outboxkit.jdbc.OutboxSchema;
+import dev.outboxkit.samples.ShopDatabase;
+import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.FreshDatabase;
+import dev.outboxkit.testkit.Sql;
 import dev.outboxkit.testkit.TestDatabase;
-import dev.outboxkit.testkit.TestDatabases;
 import dev.outboxkit.testkit.ThreadCensus;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,7 +25,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.apache.catalina.Context;
@@ -34,12 +35,11 @@ import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.dbcp.dbcp2.BasicDataSource;
 import org.apache.tomcat.util.descriptor.web.ContextResource;
 import org.apache.tomcat.util.scan.StandardJarScanner;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The servlet sample, compiled for {@code javax.servlet} from the jakarta source of {@code
@@ -50,6 +50,9 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class TomcatServletSampleContractTest {
+  /** Bound of the waits; generous for a loaded machine, never a timing under test. */
+  private static final Duration PATIENCE = Duration.ofSeconds(20);
+
   private static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
   /** Threads others start for themselves: Tomcat's, the JDK HTTP clients', the test's. */
@@ -58,10 +61,13 @@ abstract class TomcatServletSampleContractTest {
     "Catalina-", // Tomcat's utility executor
     "ContainerBackgroundProcessor",
     "HttpClient-", // the JDK HttpClient's selector thread (JDK code, ends with its client)
+    "ForkJoinPool.commonPool-worker-", // the JDK HttpClient's fallback once its pool is shut down
     "pool-", // the webhook receiver's request threads
     "test-", // the test kit's Hikari pool
     "mysql-cj-abandoned-connection-cleanup", // Connector/J's own
   };
+
+  @RegisterExtension final FreshDatabase database = ShopDatabase.fresh(this::flavor);
 
   private final HttpClient http = HttpClient.newHttpClient();
   private TestDatabase db;
@@ -74,33 +80,9 @@ abstract class TomcatServletSampleContractTest {
 
   protected abstract Flavor flavor();
 
-  @BeforeAll
-  void createDatabase() throws Exception {
-    db = TestDatabases.create(flavor(), "tomcat");
-    try (Connection c = db.connect();
-        Statement s = c.createStatement()) {
-      s.execute(
-          "CREATE TABLE orders (id VARCHAR(36) PRIMARY KEY, sku VARCHAR(36) NOT NULL,"
-              + " quantity INT NOT NULL)");
-      s.execute("CREATE TABLE stock (sku VARCHAR(36) PRIMARY KEY, available INT NOT NULL)");
-      OutboxSchema.create(c);
-    }
-  }
-
-  @AfterAll
-  void dropDatabase() {
-    db.close();
-  }
-
   @BeforeEach
   void deploy() throws Exception {
-    try (Connection c = db.connect();
-        Statement s = c.createStatement()) {
-      s.execute("DELETE FROM orders");
-      s.execute("DELETE FROM stock");
-      s.execute("DELETE FROM outbox_event");
-      s.execute("INSERT INTO stock (sku, available) VALUES ('tea', 100), ('kettle', 1)");
-    }
+    db = database.get();
     receiver = new WebhookReceiver(SECRET);
     census = ThreadCensus.take(NOT_OURS);
 
@@ -169,13 +151,24 @@ abstract class TomcatServletSampleContractTest {
     return pool;
   }
 
+  /** Also after a test whose database or deployment never came: undoes what was done. */
   @AfterEach
   void undeploy() throws Exception {
-    tomcat.stop();
-    tomcat.destroy();
-    receiver.close();
-    if (containerPool != null) {
-      containerPool.close();
+    try {
+      if (tomcat != null) {
+        tomcat.stop();
+        tomcat.destroy();
+      }
+    } finally { // a failed stop is reported, and the next test still gets a fresh receiver and pool
+      tomcat = null;
+      if (receiver != null) {
+        receiver.close();
+        receiver = null;
+      }
+      if (containerPool != null) {
+        containerPool.close();
+        containerPool = null;
+      }
     }
   }
 
@@ -188,11 +181,14 @@ abstract class TomcatServletSampleContractTest {
       assertThat(response.headers().firstValue("Location")).hasValue("/shop/orders/" + id);
     }
 
-    await(() -> receiver.received.size() >= ids.size(), "every event delivered");
+    Await.until(() -> receiver.received.size() >= ids.size(), PATIENCE, "every event delivered");
     assertThat(receiver.received.values()).containsExactlyInAnyOrderElementsOf(ids);
     // The webhook id is the event id appended in the order's transaction.
     assertThat(receiver.received).containsExactlyInAnyOrderEntriesOf(eventIdsByOrder());
-    await(() -> admin().count(EventStatus.PUBLISHED) == ids.size(), "every event PUBLISHED");
+    Await.until(
+        () -> admin().count(EventStatus.PUBLISHED) == ids.size(),
+        PATIENCE,
+        "every event PUBLISHED");
     assertThat(count("SELECT COUNT(*) FROM orders")).isEqualTo(ids.size());
     assertThat(count("SELECT available FROM stock WHERE sku = 'tea'")).isEqualTo(90);
   }
@@ -202,7 +198,8 @@ abstract class TomcatServletSampleContractTest {
     assertThat(post("o-big", "kettle", 2).statusCode()).isEqualTo(409);
     assertThat(post("o-small", "kettle", 1).statusCode()).isEqualTo(201);
 
-    await(() -> receiver.received.containsValue("o-small"), "the committed order's event");
+    Await.until(
+        () -> receiver.received.containsValue("o-small"), PATIENCE, "the committed order's event");
     assertThat(count("SELECT COUNT(*) FROM orders WHERE id = 'o-big'")).isZero();
     assertThat(count("SELECT COUNT(*) FROM outbox_event WHERE aggregate_id = 'o-big'")).isZero();
     assertThat(count("SELECT COUNT(*) FROM outbox_event")).isEqualTo(1);
@@ -222,7 +219,8 @@ abstract class TomcatServletSampleContractTest {
   @Test
   void undeploy_leaves_no_relay_or_transport_thread_and_no_borrowed_connection() throws Exception {
     assertThat(post("o-sent", "tea", 1).statusCode()).isEqualTo(201);
-    await(() -> receiver.received.containsValue("o-sent"), "the first event delivered");
+    Await.until(
+        () -> receiver.received.containsValue("o-sent"), PATIENCE, "the first event delivered");
     receiver.hold("o-held");
     assertThat(post("o-held", "tea", 1).statusCode()).isEqualTo(201);
     assertThat(receiver.awaitHeld(20)).as("the relay sent the event").isTrue();
@@ -237,7 +235,8 @@ abstract class TomcatServletSampleContractTest {
 
     webapp.stop(); // undeploy: contextDestroyed closes the relay and the transport
 
-    await(() -> census.startedSince().isEmpty(), "every relay and transport thread gone");
+    Await.until(
+        () -> census.startedSince().isEmpty(), PATIENCE, "every relay and transport thread gone");
     System.out.printf(
         "Thread census: Tomcat/%s servlet sample after undeploy: %d library threads%n",
         flavor(), census.startedSince().size());
@@ -279,12 +278,7 @@ abstract class TomcatServletSampleContractTest {
   }
 
   private long count(String sql) throws SQLException {
-    try (Connection c = db.connect();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return Sql.queryLong(db.dataSource(), sql);
   }
 
   private static String names(List<Thread> threads) {
@@ -292,13 +286,5 @@ abstract class TomcatServletSampleContractTest {
         .map(Thread::getName)
         .sorted()
         .collect(Collectors.joining(", ", "[", "]"));
-  }
-
-  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime() < deadline).as("timed out waiting for: %s", what).isTrue();
-      Thread.sleep(20);
-    }
   }
 }

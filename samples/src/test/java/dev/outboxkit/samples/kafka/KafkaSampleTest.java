@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.kafka.KafkaEvents;
-import dev.outboxkit.kafka.KafkaTestBroker;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.TestDatabases;
+import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +35,7 @@ class KafkaSampleTest {
   @Test
   void run_publishes_the_events_to_the_broker_given_on_the_command_line_and_reads_them_back()
       throws Exception {
-    int status = run(KafkaTestBroker.bootstrapServers());
+    int status = run(KafkaTestBroker.shared().bootstrapServers());
 
     assertThat(status).as(printed()).isZero();
     Set<UUID> appended = appendedIds();
@@ -50,7 +50,8 @@ class KafkaSampleTest {
   @Test
   void run_uses_the_database_given_on_the_command_line() throws Exception {
     try (TestDatabase db = TestDatabases.create(Flavor.POSTGRES, "kafkasample")) {
-      int status = run(KafkaTestBroker.bootstrapServers(), db.jdbcUrl(), db.user(), db.password());
+      int status =
+          run(KafkaTestBroker.shared().bootstrapServers(), db.jdbcUrl(), db.user(), db.password());
 
       assertThat(status).as(printed()).isZero();
       Set<UUID> appended = appendedIds();
@@ -87,7 +88,7 @@ class KafkaSampleTest {
 
   private static Set<UUID> idsOnTopic() {
     Set<UUID> ids = new HashSet<>();
-    List<ConsumerRecord<String, byte[]>> records = KafkaTestBroker.readAll(TOPIC);
+    List<ConsumerRecord<String, byte[]>> records = KafkaTestBroker.shared().readAll(TOPIC);
     for (ConsumerRecord<String, byte[]> record : records) {
       ids.add(KafkaEvents.eventId(record).orElseThrow());
     }

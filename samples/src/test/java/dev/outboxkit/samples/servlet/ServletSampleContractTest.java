@@ -6,9 +6,11 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxSchema;
+import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.FreshDatabase;
+import dev.outboxkit.testkit.Sql;
 import dev.outboxkit.testkit.TestDatabase;
-import dev.outboxkit.testkit.TestDatabases;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,19 +26,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.BooleanSupplier;
 import org.eclipse.jetty.ee10.plus.webapp.EnvConfiguration;
 import org.eclipse.jetty.ee10.plus.webapp.PlusConfiguration;
 import org.eclipse.jetty.ee10.webapp.WebAppContext;
 import org.eclipse.jetty.plus.jndi.Resource;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The servlet sample deployed as a web app, from its own {@code WEB-INF/web.xml}, in a real servlet
@@ -46,7 +46,20 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ServletSampleContractTest {
+  /** Bound of the waits; generous for a loaded machine, never a timing under test. */
+  private static final Duration PATIENCE = Duration.ofSeconds(20);
+
   private static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+  @RegisterExtension
+  final FreshDatabase database =
+      FreshDatabase.of(this::flavor)
+          .setUp(ServletSampleContractTest::createTables)
+          .beforeEachTest(
+              "DELETE FROM orders",
+              "DELETE FROM stock",
+              "DELETE FROM outbox_event",
+              "INSERT INTO stock (sku, available) VALUES ('tea', 100), ('kettle', 1)");
 
   private final HttpClient http = HttpClient.newHttpClient();
   private TestDatabase db;
@@ -58,12 +71,10 @@ abstract class ServletSampleContractTest {
 
   protected abstract Flavor flavor();
 
-  @BeforeAll
-  void createDatabase() throws Exception {
+  private static void createTables(TestDatabase fresh) throws Exception {
     // The build points java.io.tmpdir at target/tmp; Jetty unpacks the web app there.
     Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")));
-    db = TestDatabases.create(flavor(), "servlet");
-    try (Connection c = db.connect();
+    try (Connection c = fresh.connect();
         Statement s = c.createStatement()) {
       s.execute(
           "CREATE TABLE orders (id VARCHAR(36) PRIMARY KEY, sku VARCHAR(36) NOT NULL,"
@@ -73,20 +84,9 @@ abstract class ServletSampleContractTest {
     }
   }
 
-  @AfterAll
-  void dropDatabase() {
-    db.close();
-  }
-
   @BeforeEach
   void deploy() throws Exception {
-    try (Connection c = db.connect();
-        Statement s = c.createStatement()) {
-      s.execute("DELETE FROM orders");
-      s.execute("DELETE FROM stock");
-      s.execute("DELETE FROM outbox_event");
-      s.execute("INSERT INTO stock (sku, available) VALUES ('tea', 100), ('kettle', 1)");
-    }
+    db = database.get();
     receiver = new WebhookReceiver(SECRET);
 
     server = new Server();
@@ -113,11 +113,24 @@ abstract class ServletSampleContractTest {
     orders = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/shop/orders");
   }
 
+  /** Also after a test whose database or deployment never came: undoes what was done. */
   @AfterEach
   void undeploy() throws Exception {
-    server.stop();
-    receiver.close();
-    containerPool.close();
+    try {
+      if (server != null) {
+        server.stop();
+      }
+    } finally { // a failed stop is reported, and the next test still gets a fresh receiver and pool
+      server = null;
+      if (receiver != null) {
+        receiver.close();
+        receiver = null;
+      }
+      if (containerPool != null) {
+        containerPool.close();
+        containerPool = null;
+      }
+    }
   }
 
   @Test
@@ -129,11 +142,14 @@ abstract class ServletSampleContractTest {
       assertThat(response.headers().firstValue("Location")).hasValue("/shop/orders/" + id);
     }
 
-    await(() -> receiver.received.size() >= ids.size(), "every event delivered");
+    Await.until(() -> receiver.received.size() >= ids.size(), PATIENCE, "every event delivered");
     assertThat(receiver.received.values()).containsExactlyInAnyOrderElementsOf(ids);
     // The webhook id is the event id appended in the order's transaction.
     assertThat(receiver.received).containsExactlyInAnyOrderEntriesOf(eventIdsByOrder());
-    await(() -> admin().count(EventStatus.PUBLISHED) == ids.size(), "every event PUBLISHED");
+    Await.until(
+        () -> admin().count(EventStatus.PUBLISHED) == ids.size(),
+        PATIENCE,
+        "every event PUBLISHED");
     assertThat(count("SELECT COUNT(*) FROM orders")).isEqualTo(ids.size());
     assertThat(count("SELECT available FROM stock WHERE sku = 'tea'")).isEqualTo(90);
   }
@@ -143,7 +159,8 @@ abstract class ServletSampleContractTest {
     assertThat(post("o-big", "kettle", 2).statusCode()).isEqualTo(409);
     assertThat(post("o-small", "kettle", 1).statusCode()).isEqualTo(201);
 
-    await(() -> receiver.received.containsValue("o-small"), "the committed order's event");
+    Await.until(
+        () -> receiver.received.containsValue("o-small"), PATIENCE, "the committed order's event");
     assertThat(count("SELECT COUNT(*) FROM orders WHERE id = 'o-big'")).isZero();
     assertThat(count("SELECT COUNT(*) FROM outbox_event WHERE aggregate_id = 'o-big'")).isZero();
     assertThat(count("SELECT COUNT(*) FROM outbox_event")).isEqualTo(1);
@@ -170,7 +187,7 @@ abstract class ServletSampleContractTest {
 
     webapp.stop(); // undeploy: contextDestroyed closes the relay
 
-    await(() -> relayThreads().isEmpty(), "relay threads gone");
+    Await.until(() -> relayThreads().isEmpty(), PATIENCE, "relay threads gone");
     assertThat(webapp.getServletContext().getAttribute(OutboxRelayListener.RELAY_ATTRIBUTE))
         .isNull();
     // Claimed but never confirmed: back to PENDING at once, not left to wait out its lease.
@@ -210,12 +227,7 @@ abstract class ServletSampleContractTest {
   }
 
   private long count(String sql) throws SQLException {
-    try (Connection c = db.connect();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return Sql.queryLong(db.dataSource(), sql);
   }
 
   private static List<String> relayThreads() {
@@ -227,13 +239,5 @@ abstract class ServletSampleContractTest {
       }
     }
     return names;
-  }
-
-  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime() < deadline).as("timed out waiting for: %s", what).isTrue();
-      Thread.sleep(20);
-    }
   }
 }

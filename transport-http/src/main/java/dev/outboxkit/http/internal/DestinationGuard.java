@@ -48,6 +48,18 @@ public final class DestinationGuard {
   }
 
   /**
+   * The scheme rule, which the builder also applies to a single endpoint so that it fails fast.
+   *
+   * @param url an endpoint
+   * @param allowHttp plain {@code http} is allowed
+   * @return true for {@code https}, and for {@code http} when allowed
+   */
+  public static boolean schemeAllowed(URI url, boolean allowHttp) {
+    String scheme = url.getScheme().toLowerCase(Locale.ROOT);
+    return scheme.equals("https") || (scheme.equals("http") && allowHttp);
+  }
+
+  /**
    * Checks the scheme, then resolves the host and checks every address. Waits for DNS, which an
    * interrupt does not cut short.
    *
@@ -55,8 +67,7 @@ public final class DestinationGuard {
    * @param display the endpoint as logs show it (no query string)
    */
   public Verdict check(URI url, String display) {
-    String scheme = url.getScheme().toLowerCase(Locale.ROOT);
-    if (!scheme.equals("https") && !(scheme.equals("http") && allowHttp)) {
+    if (!schemeAllowed(url, allowHttp)) {
       return new Verdict(
           "plain http is not allowed for "
               + display

@@ -3,6 +3,7 @@ package dev.outboxkit.http.internal;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.http.WebhookRouter;
+import dev.outboxkit.internal.BatchTally;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Clock;
@@ -11,6 +12,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What every batch of one webhook transport shares: its router, client and thread pool, its limits,
@@ -19,7 +22,9 @@ import java.util.concurrent.ExecutorService;
  */
 public final class WebhookEngine {
   /** Endpoint state entries kept before closed ones are forgotten (routers may make many). */
-  private static final int MAX_TRACKED_ENDPOINTS = 10_000;
+  static final int MAX_TRACKED_ENDPOINTS = 10_000;
+
+  private static final Logger log = LoggerFactory.getLogger("dev.outboxkit.http.WebhookTransport");
 
   final String name;
   final WebhookRouter router;
@@ -37,7 +42,8 @@ public final class WebhookEngine {
 
   /**
    * @param name the transport's name, for log lines
-   * @param pool runs the workers that send requests (at most {@code maxInFlight} per batch)
+   * @param http the client, and the pool that runs the workers that send requests (at most {@code
+   *     maxInFlight} per batch)
    * @param maxInFlight requests in flight within one batch, across endpoints
    * @param maxInFlightPerEndpoint requests in flight to one endpoint within one batch
    * @param circuitOpenDuration how long an endpoint that failed a batch is left alone
@@ -46,8 +52,7 @@ public final class WebhookEngine {
   public WebhookEngine(
       String name,
       WebhookRouter router,
-      HttpClient client,
-      ExecutorService pool,
+      HttpClientHandle http,
       int maxInFlight,
       int maxInFlightPerEndpoint,
       Duration circuitOpenDuration,
@@ -58,8 +63,8 @@ public final class WebhookEngine {
       int maxResponseBodyBytes) {
     this.name = name;
     this.router = router;
-    this.client = client;
-    this.pool = pool;
+    this.client = http.client();
+    this.pool = http.pool();
     this.maxInFlight = maxInFlight;
     this.maxInFlightPerEndpoint = maxInFlightPerEndpoint;
     this.circuitOpenDuration = circuitOpenDuration;
@@ -72,10 +77,25 @@ public final class WebhookEngine {
 
   /**
    * Sends a batch and waits for every result; on an interrupt of the calling thread, no request
-   * starts any more and it returns at once with the flag set, unconfirmed events unavailable.
+   * starts any more and it returns at once with the flag set, unconfirmed events unavailable. Logs
+   * the batch's tally at DEBUG.
    */
   public List<SendResult> send(List<OutboxMessage> batch) {
-    return new WebhookBatch(this, batch, Thread.currentThread()).execute();
+    long start = System.nanoTime();
+    List<SendResult> results = new WebhookBatch(this, batch, Thread.currentThread()).execute();
+    if (log.isDebugEnabled()) {
+      BatchTally tally = BatchTally.of(batch, results);
+      log.debug(
+          "[{}] batch of {}: {} delivered, {} retry, {} reject, {} unavailable in {} ms",
+          name,
+          batch.size(),
+          tally.delivered,
+          tally.retry,
+          tally.reject,
+          tally.unavailable,
+          (System.nanoTime() - start) / 1_000_000);
+    }
+    return results;
   }
 
   /**

@@ -44,6 +44,19 @@ class DestinationGuardTest {
   }
 
   @Test
+  void the_scheme_rule_allows_https_always_and_http_only_when_allowed() {
+    URI http = URI.create("http://hooks.example.com/in");
+
+    assertThat(DestinationGuard.schemeAllowed(HTTPS, false)).isTrue();
+    assertThat(DestinationGuard.schemeAllowed(URI.create("HTTPS://hooks.example.com/"), false))
+        .isTrue();
+    assertThat(DestinationGuard.schemeAllowed(http, false)).isFalse();
+    assertThat(DestinationGuard.schemeAllowed(http, true)).isTrue();
+    assertThat(DestinationGuard.schemeAllowed(URI.create("ftp://hooks.example.com/"), true))
+        .isFalse();
+  }
+
+  @Test
   void refuses_a_host_with_any_private_address_unless_allowed() {
     AddressResolver r = resolvesTo("93.184.216.34", "10.1.2.3");
 

@@ -4,6 +4,7 @@ import dev.outboxkit.Failures;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
+import dev.outboxkit.internal.BatchTally;
 import dev.outboxkit.jms.JmsDestination;
 import dev.outboxkit.jms.internal.Classifier.Category;
 import dev.outboxkit.jms.internal.ConnectionHolder.Link;
@@ -570,36 +571,16 @@ public final class BatchSender {
     }
 
     private void logBatch(List<SendResult> list, String outageReason) {
-      int delivered = 0;
-      int retry = 0;
-      int reject = 0;
-      int unavailable = 0;
-      String firstReject = null;
-      for (int i = 0; i < size; i++) {
-        SendResult r = list.get(i);
-        switch (r.status()) {
-          case DELIVERED:
-            delivered++;
-            break;
-          case RETRY:
-            retry++;
-            break;
-          case REJECT:
-            reject++;
-            if (firstReject == null) {
-              firstReject = "event " + batch.get(i).event().id() + ": " + r.reason().orElse("");
-            }
-            break;
-          default:
-            unavailable++;
-        }
+      BatchTally tally = BatchTally.of(batch, list);
+      if (tally.reject > 0) {
+        log.warn("[{}] {} event(s) rejected; first: {}", name, tally.reject, tally.firstReject);
       }
-      if (reject > 0) {
-        log.warn("[{}] {} event(s) rejected; first: {}", name, reject, firstReject);
-      }
-      if (unavailable > 0 && outageReason != null) {
+      if (tally.unavailable > 0 && outageReason != null) {
         log.debug(
-            "[{}] {} event(s) not sent, no attempt charged: {}", name, unavailable, outageReason);
+            "[{}] {} event(s) not sent, no attempt charged: {}",
+            name,
+            tally.unavailable,
+            outageReason);
       }
       if (log.isDebugEnabled()) {
         log.debug(
@@ -607,10 +588,10 @@ public final class BatchSender {
                 + " transaction(s)",
             name,
             size,
-            delivered,
-            retry,
-            reject,
-            unavailable,
+            tally.delivered,
+            tally.retry,
+            tally.reject,
+            tally.unavailable,
             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos),
             rounds);
       }

@@ -4,6 +4,7 @@ import dev.outboxkit.Failures;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
+import dev.outboxkit.internal.BatchTally;
 import dev.outboxkit.kafka.internal.Classifier.Category;
 import java.time.Duration;
 import java.util.HashMap;
@@ -474,29 +475,9 @@ public final class BatchSender {
       TreeSet<String> security = new TreeSet<>();
       String securityReason = null;
       String configurationReason = null;
-      int delivered = 0;
-      int retry = 0;
-      int reject = 0;
-      int unavailable = 0;
-      String firstReject = null;
+      BatchTally tally = BatchTally.of(batch, results);
       for (int i = 0; i < size; i++) {
         SendResult r = results.get(i);
-        switch (r.status()) {
-          case DELIVERED:
-            delivered++;
-            break;
-          case RETRY:
-            retry++;
-            break;
-          case REJECT:
-            reject++;
-            if (firstReject == null) {
-              firstReject = "event " + batch.get(i).event().id() + ": " + r.reason().orElse("");
-            }
-            break;
-          default:
-            unavailable++;
-        }
         if (categories[i] == Category.MISSING_TOPIC && topics[i] != null) {
           missing.add(topics[i]);
         } else if (categories[i] == Category.REJECT_SECURITY) {
@@ -514,7 +495,7 @@ public final class BatchSender {
         } else {
           log.debug("[{}] Kafka still refuses the transport: {}", name, configurationReason);
         }
-      } else if (delivered > 0 && configurationFailing.compareAndSet(true, false)) {
+      } else if (tally.delivered > 0 && configurationFailing.compareAndSet(true, false)) {
         log.info("[{}] Kafka accepts the transport's credentials again", name);
       }
       if (!security.isEmpty()) {
@@ -533,26 +514,27 @@ public final class BatchSender {
             name,
             missing);
       }
-      if (reject > 0) {
-        log.warn("[{}] {} event(s) rejected; first: {}", name, reject, firstReject);
+      if (tally.reject > 0) {
+        log.warn("[{}] {} event(s) rejected; first: {}", name, tally.reject, tally.firstReject);
       }
       if (unreachable) {
         log.warn(
             "[{}] Kafka unreachable: {} event(s) not delivered, no attempt charged",
             name,
-            unavailable);
+            tally.unavailable);
       } else if (interrupted) {
-        log.info("[{}] interrupted while sending; {} event(s) not confirmed", name, unavailable);
+        log.info(
+            "[{}] interrupted while sending; {} event(s) not confirmed", name, tally.unavailable);
       }
       if (log.isDebugEnabled()) {
         log.debug(
             "[{}] batch of {}: {} delivered, {} retry, {} reject, {} unavailable in {} ms",
             name,
             size,
-            delivered,
-            retry,
-            reject,
-            unavailable,
+            tally.delivered,
+            tally.retry,
+            tally.reject,
+            tally.unavailable,
             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
       }
     }

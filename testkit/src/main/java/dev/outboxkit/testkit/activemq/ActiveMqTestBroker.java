@@ -1,4 +1,4 @@
-package dev.outboxkit.jms;
+package dev.outboxkit.testkit.activemq;
 
 import java.io.File;
 import java.io.IOException;
@@ -9,18 +9,26 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
-import org.apache.activemq.ActiveMQConnectionFactory;
 import org.apache.activemq.broker.BrokerPlugin;
 import org.apache.activemq.broker.BrokerService;
 import org.apache.activemq.broker.TransportConnection;
 import org.apache.activemq.broker.TransportConnector;
+import org.apache.activemq.command.ActiveMQQueue;
 
 /**
- * A real ActiveMQ Classic broker in the test JVM, on a loopback port chosen at the first start. It
- * can be stopped and started again on the same port and data directory, which is how the tests make
- * a broker outage. Persistent brokers keep their store under {@code target/activemq/}.
+ * A real ActiveMQ Classic broker in this JVM, on a loopback port chosen at the first start. It can
+ * be stopped and started again on the same port and data directory, which is how tests make a
+ * broker outage. Persistent brokers keep their KahaDB store under {@code target/activemq/}.
+ *
+ * <p>One class for both lines of ActiveMQ Classic: 6.x (Jakarta Messaging) and 5.18 (javax.jms). It
+ * is compiled against the broker's own API only ({@code BrokerService}, its connectors and
+ * plugins), whose classes keep their names and signatures across the two lines, and names no type
+ * of either JMS API; clients connect to {@link #url()} with the {@code ActiveMQConnectionFactory}
+ * of the line on their class path. The broker artifacts are optional dependencies of the test kit:
+ * a module that uses this class declares {@code activemq-broker} (and {@code activemq-kahadb-store}
+ * for a persistent broker) of its own line.
  */
-final class EmbeddedBroker implements AutoCloseable {
+public final class ActiveMqTestBroker implements AutoCloseable {
   private final String name;
   private final boolean persistent;
   private final File dataDir;
@@ -28,7 +36,7 @@ final class EmbeddedBroker implements AutoCloseable {
   private int port;
   private BrokerService broker;
 
-  private EmbeddedBroker(String name, boolean persistent, BrokerPlugin... plugins) {
+  private ActiveMqTestBroker(String name, boolean persistent, BrokerPlugin... plugins) {
     this.name = name;
     this.persistent = persistent;
     this.plugins = plugins;
@@ -38,22 +46,30 @@ final class EmbeddedBroker implements AutoCloseable {
             .toFile();
   }
 
-  /** Starts a broker that keeps messages in memory only. */
-  static EmbeddedBroker startInMemory(String name, BrokerPlugin... plugins) {
-    EmbeddedBroker b = new EmbeddedBroker(name, false, plugins);
+  /**
+   * Starts a broker that keeps messages in memory only.
+   *
+   * @param plugins broker plugins, e.g. to inject faults into sends
+   */
+  public static ActiveMqTestBroker startInMemory(String name, BrokerPlugin... plugins) {
+    ActiveMqTestBroker b = new ActiveMqTestBroker(name, false, plugins);
     b.start();
     return b;
   }
 
-  /** Starts a broker with a KahaDB store under {@code target/}, so messages survive a restart. */
-  static EmbeddedBroker startPersistent(String name, BrokerPlugin... plugins) {
-    EmbeddedBroker b = new EmbeddedBroker(name, true, plugins);
+  /**
+   * Starts a broker with a KahaDB store under {@code target/}, so messages survive a restart.
+   *
+   * @param plugins broker plugins, e.g. to inject faults into sends
+   */
+  public static ActiveMqTestBroker startPersistent(String name, BrokerPlugin... plugins) {
+    ActiveMqTestBroker b = new ActiveMqTestBroker(name, true, plugins);
     b.start();
     return b;
   }
 
   /** Starts the broker (again), on the port of the first start. Does nothing if running. */
-  synchronized void start() {
+  public synchronized void start() {
     if (broker != null) {
       return;
     }
@@ -83,7 +99,7 @@ final class EmbeddedBroker implements AutoCloseable {
   }
 
   /** Stops the broker; clients lose their connections. Does nothing if stopped. */
-  synchronized void stop() {
+  public synchronized void stop() {
     if (broker == null) {
       return;
     }
@@ -98,7 +114,7 @@ final class EmbeddedBroker implements AutoCloseable {
   }
 
   /** Drops every client connection from the broker side, as a network cut would. */
-  synchronized void dropClientConnections() {
+  public synchronized void dropClientConnections() {
     List<TransportConnection> connections = new ArrayList<>();
     for (TransportConnector c : broker.getTransportConnectors()) {
       connections.addAll(c.getConnections());
@@ -109,13 +125,28 @@ final class EmbeddedBroker implements AutoCloseable {
   }
 
   /** A plain {@code tcp://} URL (no failover: the transport reconnects by itself). */
-  String url() {
+  public String url() {
     return "tcp://127.0.0.1:" + port;
   }
 
-  /** A new connection factory for the broker. */
-  ActiveMQConnectionFactory factory() {
-    return new ActiveMQConnectionFactory(url());
+  /**
+   * Messages the queue holds now: sent and committed, not yet consumed.
+   *
+   * @throws IllegalStateException if the broker is stopped or cannot say
+   */
+  public synchronized long queueDepth(String queue) {
+    if (broker == null) {
+      throw new IllegalStateException("broker " + name + " is stopped");
+    }
+    try {
+      return broker
+          .getDestination(new ActiveMQQueue(queue))
+          .getDestinationStatistics()
+          .getMessages()
+          .getCount();
+    } catch (Exception e) {
+      throw new IllegalStateException("broker " + name + " cannot count queue " + queue, e);
+    }
   }
 
   /** Stops the broker and deletes its store (KahaDB preallocates 32 MB journal files). */

@@ -1,4 +1,4 @@
-package dev.outboxkit.kafka;
+package dev.outboxkit.testkit.kafka;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,10 +22,13 @@ import kafka.server.KafkaRaftServer;
 import kafka.tools.StorageTool;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,36 +38,53 @@ import org.slf4j.LoggerFactory;
  * random loopback ports, data under {@code target/kafka}. Auto-creation of topics is off, so tests
  * create their topics and can see what a missing one does.
  *
- * <p>{@link #shared()} is one broker for the whole test JVM, stopped by a shutdown hook. A test
- * that stops the broker starts its own with {@link #startNew(String)}; {@link #stop()} and {@link
- * #start()} keep the ports and the data, so a restart looks to clients like an outage that ended.
+ * <p>{@link #shared()} is one broker for the whole JVM, stopped by a shutdown hook; closing it does
+ * nothing. A test that stops the broker starts its own with {@link #startNew(String)} and closes
+ * it; {@link #stop()} and {@link #start()} keep the ports and the data, so a restart looks to
+ * clients like an outage that ended.
+ *
+ * <p>The Kafka server ({@code org.apache.kafka:kafka_2.13}) is an optional dependency of the test
+ * kit: a module that uses this class declares it, at the Kafka version of its client.
  */
-final class KafkaBroker implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(KafkaBroker.class);
-  private static KafkaBroker shared;
+public final class KafkaTestBroker implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(KafkaTestBroker.class);
+  private static KafkaTestBroker shared;
 
   private final Properties props;
   private final String bootstrapServers;
+  private final boolean owned;
   private KafkaRaftServer server;
   private Admin admin;
 
-  private KafkaBroker(Properties props, String bootstrapServers) {
+  private KafkaTestBroker(Properties props, String bootstrapServers, boolean owned) {
     this.props = props;
     this.bootstrapServers = bootstrapServers;
+    this.owned = owned;
   }
 
-  /** The broker shared by every test of this JVM, started on first use. */
-  static synchronized KafkaBroker shared() {
+  /**
+   * The broker shared by the whole JVM, started on first use; {@link #close()} leaves it running.
+   */
+  public static synchronized KafkaTestBroker shared() {
     if (shared == null) {
-      shared = startNew("shared");
-      KafkaBroker broker = shared;
-      Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "kafka-broker-shutdown"));
+      KafkaTestBroker broker = launch("shared", false);
+      Runtime.getRuntime().addShutdownHook(new Thread(broker::shutDown, "kafka-broker-shutdown"));
+      shared = broker;
     }
     return shared;
   }
 
-  /** Formats storage for and starts a new broker; the caller closes it. */
-  static KafkaBroker startNew(String name) {
+  /**
+   * Formats storage for and starts a broker of its own, for a test that stops it or wants its
+   * topics apart; {@link #close()} stops it for good.
+   *
+   * @param name names its data directory and its log line
+   */
+  public static KafkaTestBroker startNew(String name) {
+    return launch(name, true);
+  }
+
+  private static KafkaTestBroker launch(String name, boolean owned) {
     try {
       // Kafka and its compression natives write to java.io.tmpdir, pointed at target/tmp by the
       // build; make sure it exists.
@@ -110,7 +131,7 @@ final class KafkaBroker implements AutoCloseable {
             "formatting Kafka storage failed: " + formatLog.toString(StandardCharsets.UTF_8));
       }
       long startStart = System.nanoTime();
-      KafkaBroker broker = new KafkaBroker(props, "127.0.0.1:" + brokerPort);
+      KafkaTestBroker broker = new KafkaTestBroker(props, "127.0.0.1:" + brokerPort, owned);
       broker.start();
       log.info(
           "Kafka broker '{}' on {}: storage formatted in {} ms, started in {} ms",
@@ -124,8 +145,8 @@ final class KafkaBroker implements AutoCloseable {
     }
   }
 
-  /** Starts the broker (again), on the same ports and data. */
-  synchronized void start() {
+  /** Starts the broker again, on the same ports and data; does nothing if it runs. */
+  public synchronized void start() {
     if (server == null) {
       KafkaRaftServer s = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
       s.startup();
@@ -134,7 +155,7 @@ final class KafkaBroker implements AutoCloseable {
   }
 
   /** Stops the broker; clients see connection failures until {@link #start()}. */
-  synchronized void stop() {
+  public synchronized void stop() {
     if (server != null) {
       server.shutdown();
       server.awaitShutdown();
@@ -142,8 +163,14 @@ final class KafkaBroker implements AutoCloseable {
     }
   }
 
-  String bootstrapServers() {
+  /** {@code 127.0.0.1:port} of the broker listener. */
+  public String bootstrapServers() {
     return bootstrapServers;
+  }
+
+  /** The broker listener's port (the one producers connect to). */
+  public int port() {
+    return Integer.parseInt(bootstrapServers.substring(bootstrapServers.lastIndexOf(':') + 1));
   }
 
   /**
@@ -156,7 +183,7 @@ final class KafkaBroker implements AutoCloseable {
    * sequence until it expires (seen with Kafka 4.3.1 on a loaded machine), which would make tests
    * fail for a reason that has nothing to do with the transport.
    */
-  void createTopic(String topic, int partitions, Map<String, String> configs) {
+  public void createTopic(String topic, int partitions, Map<String, String> configs) {
     try {
       admin()
           .createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs)))
@@ -195,8 +222,44 @@ final class KafkaBroker implements AutoCloseable {
     }
   }
 
-  void createTopic(String topic, int partitions) {
+  /** {@link #createTopic(String, int, Map)} without topic configs. */
+  public void createTopic(String topic, int partitions) {
     createTopic(topic, partitions, Map.of());
+  }
+
+  /** Records in the topic: the sum of its partitions' end offsets. */
+  public long records(String topic, int partitions) {
+    Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+    for (int p = 0; p < partitions; p++) {
+      request.put(new TopicPartition(topic, p), OffsetSpec.latest());
+    }
+    try {
+      long sum = 0;
+      for (ListOffsetsResultInfo info : admin().listOffsets(request).all().get().values()) {
+        sum += info.offset();
+      }
+      return sum;
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot read the end offsets of " + topic, e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Every record of the topic, from the beginning to the end offsets at the time of the call. */
+  public List<ConsumerRecord<String, byte[]>> readAll(String topic) {
+    return TopicReader.readAll(bootstrapServers, topic);
+  }
+
+  /**
+   * Every record of the topics with its key as raw bytes, from the beginning to the end offsets at
+   * the time of the call, reading until at least {@code atLeast} arrived. One consumer for all:
+   * records of one partition come in offset order.
+   */
+  public List<ConsumerRecord<byte[], byte[]>> readAllRaw(Collection<String> topics, int atLeast) {
+    return TopicReader.readAll(
+        bootstrapServers, topics, false, atLeast, new ByteArrayDeserializer());
   }
 
   private synchronized Admin admin() {
@@ -206,8 +269,15 @@ final class KafkaBroker implements AutoCloseable {
     return admin;
   }
 
+  /** Stops a broker of its own for good; the {@link #shared()} one stops with the JVM. */
   @Override
-  public synchronized void close() {
+  public void close() {
+    if (owned) {
+      shutDown();
+    }
+  }
+
+  private synchronized void shutDown() {
     if (admin != null) {
       admin.close();
       admin = null;

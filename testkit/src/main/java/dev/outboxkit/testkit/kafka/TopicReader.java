@@ -1,4 +1,4 @@
-package dev.outboxkit.kafka;
+package dev.outboxkit.testkit.kafka;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,21 +18,25 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * Reads a whole topic back with a plain consumer: assigned partitions (no group, no rebalance
  * wait), from the beginning to the end offsets found at the start.
  */
-final class TopicReader {
+public final class TopicReader {
   private TopicReader() {}
 
-  static List<ConsumerRecord<String, byte[]>> readAll(String bootstrapServers, String topic) {
+  /** Every record of the topic, string keys, as a {@code read_uncommitted} consumer sees it. */
+  public static List<ConsumerRecord<String, byte[]>> readAll(
+      String bootstrapServers, String topic) {
     return readAll(bootstrapServers, topic, false, 0);
   }
 
   /**
+   * Every record of the topic, string keys.
+   *
    * @param readCommitted true to read as a {@code read_committed} consumer (aborted records and
    *     open transactions invisible)
    * @param atLeast keep reading until this many records arrived: a commit's markers reach the
    *     partitions a moment after {@code commitTransaction} returns, so the last stable offset may
    *     lag behind at first
    */
-  static List<ConsumerRecord<String, byte[]>> readAll(
+  public static List<ConsumerRecord<String, byte[]>> readAll(
       String bootstrapServers, String topic, boolean readCommitted, int atLeast) {
     return readAll(
         bootstrapServers, List.of(topic), readCommitted, atLeast, new StringDeserializer());
@@ -42,7 +46,7 @@ final class TopicReader {
    * As above, for several topics with one consumer, keys read by the given deserializer (e.g. raw
    * bytes). Records of one partition come in offset order.
    */
-  static <K> List<ConsumerRecord<K, byte[]>> readAll(
+  public static <K> List<ConsumerRecord<K, byte[]>> readAll(
       String bootstrapServers,
       Collection<String> topics,
       boolean readCommitted,
