@@ -28,6 +28,8 @@ import java.util.stream.Collectors;
  *   <li>{@code CLAIMED <b> <size>} after a claim committed;
  *   <li>{@code RETRY_ASKED <s> <ids>} events answered retry on purpose, never sent;
  *   <li>{@code SENDING <s> <ids>} right before the call goes to Kafka;
+ *   <li>{@code CUT_OFF <s> <ids>} if the relay interrupted the call during {@code --send-delay-ms},
+ *       before anything was sent (answered unavailable, never sent);
  *   <li>{@code ACKED_BY_BROKER <s> <ids>} right after Kafka acknowledged these (before the relay
  *       records them in the database);
  *   <li>{@code DB_ACKED <b> <ids>} after the outcome of claim {@code b} was committed, with the ids
@@ -43,7 +45,8 @@ import java.util.stream.Collectors;
  * KafkaTransports}), {@code --batch}, {@code --clock-offset-s} (the relay's injected clock runs
  * that far from the host's), {@code --retry-percent} and {@code --retry-after-ms} (that share of
  * events, chosen by id, is answered retry-after on its first attempt), {@code --send-delay-ms}
- * (extra latency per batch, as a remote broker would add).
+ * (extra latency per batch, as a remote broker would add; it counts against {@code
+ * --send-timeout-ms}, and the Kafka transport's timeouts nest below what it leaves).
  */
 public final class RelayChild {
   private RelayChild() {}
@@ -66,8 +69,11 @@ public final class RelayChild {
             Duration.ofMillis(Long.parseLong(o.getOrDefault("retry-after-ms", "3000"))),
             Long.parseLong(o.getOrDefault("send-delay-ms", "0")));
 
+    // The extra latency is spent inside the relay's time limit, so Kafka's own timeouts nest below
+    // what it leaves: the relay never abandons a call Kafka may still acknowledge.
     KafkaTransport kafka =
-        KafkaTransports.create(Child.required(o, "bootstrap"), name, sendTimeout);
+        KafkaTransports.create(
+            Child.required(o, "bootstrap"), name, sendTimeout.minus(observer.sendDelay()));
     observer.delegate = kafka;
     HikariDataSource pool = db.pool("relay-" + name, 3, o.get("app-name"));
     OutboxRelay relay =
@@ -191,8 +197,14 @@ public final class RelayChild {
         Child.emit("RETRY_ASKED " + b + " " + ids(retried));
       }
       if (!toSend.isEmpty()) {
-        if (sendDelayMillis > 0) {
-          sleep(sendDelayMillis);
+        if (sendDelayMillis > 0 && !sleep(sendDelayMillis)) {
+          // Cut off by the relay's time limit (or its close) before anything went out: the
+          // relay hands these back, so sending them now would only make duplicates.
+          Child.emit("CUT_OFF " + b + " " + ids(toSend));
+          for (int position : positions) {
+            results[position] = SendResult.unavailable("interrupted before sending");
+          }
+          return List.of(results);
         }
         Child.emit("SENDING " + b + " " + ids(toSend));
         List<SendResult> sent;
@@ -234,11 +246,18 @@ public final class RelayChild {
       return String.join(",", ids);
     }
 
-    private static void sleep(long millis) {
+    Duration sendDelay() {
+      return Duration.ofMillis(sendDelayMillis);
+    }
+
+    /** Sleeps; false if interrupted (the flag is kept). */
+    private static boolean sleep(long millis) {
       try {
         Thread.sleep(millis);
+        return true;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+        return false;
       }
     }
   }

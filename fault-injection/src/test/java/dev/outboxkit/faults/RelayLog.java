@@ -2,6 +2,7 @@ package dev.outboxkit.faults;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,6 +65,7 @@ final class RelayLog {
         case "LEASE_LOST":
         case "RETRY_ASKED":
         case "SENDING":
+        case "CUT_OFF":
         case "ACKED_BY_BROKER":
           b = Integer.parseInt(f[2]);
           if (f.length > 3
@@ -133,6 +135,21 @@ final class RelayLog {
     }
     ids.removeAll(recorded);
     return ids;
+  }
+
+  /**
+   * When each id was first recorded PUBLISHED by this process ({@code DB_ACKED}), in epoch millis.
+   */
+  Map<String, Long> recordedAt() {
+    Map<String, Long> at = new HashMap<>();
+    for (Line line : lines) {
+      if (line.word.equals("DB_ACKED")) {
+        for (String id : line.ids) {
+          at.putIfAbsent(id, line.millis);
+        }
+      }
+    }
+    return at;
   }
 
   /** Ids sent in batches whose acknowledgement found its lease lost. */
