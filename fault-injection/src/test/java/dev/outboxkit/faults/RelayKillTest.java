@@ -10,11 +10,9 @@ import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
@@ -146,61 +144,7 @@ abstract class RelayKillTest extends FaultTest {
     }
     long lost = events.stream().filter(e -> !copies.containsKey(e.id().toString())).count();
 
-    // Every duplicate must come from a send whose outcome its relay never recorded: mostly the
-    // batches a kill interrupted; rarely, on a loaded machine, a send a live relay saw fail or
-    // time out although Kafka took it, or lost with its lease. An id that every sender recorded
-    // PUBLISHED and still went out twice is unexplained: the fencing or the ack failed.
-    Set<String> ackedBeforeKill = new HashSet<>();
-    Set<String> inFlightAtKill = new HashSet<>();
-    Set<String> unconfirmedLive = new HashSet<>();
-    Set<String> leaseLost = new HashSet<>();
-    Map<String, Long> recordedAt = new HashMap<>();
-    for (RelayLog l : logs) {
-      if (l.killed) {
-        // What the killed process sent (or Kafka acknowledged to it) and never recorded: the
-        // batch being sent at the kill, and the one before it whose acknowledgement was running.
-        ackedBeforeKill.addAll(l.brokerAckedNotRecorded());
-        inFlightAtKill.addAll(l.sentNotRecorded());
-      } else {
-        unconfirmedLive.addAll(l.sentNotRecorded());
-      }
-      leaseLost.addAll(l.leaseLostIds());
-      l.recordedAt().forEach((id, at) -> recordedAt.merge(id, at, Math::min));
-    }
-    int lostAck = 0;
-    int inFlight = 0;
-    int live = 0;
-    List<String> unexplained = new ArrayList<>();
-    for (Map.Entry<String, Integer> e : copies.entrySet()) {
-      if (e.getValue() < 2) {
-        continue;
-      }
-      if (ackedBeforeKill.contains(e.getKey())) {
-        lostAck++;
-      } else if (inFlightAtKill.contains(e.getKey())) {
-        inFlight++;
-      } else if (unconfirmedLive.contains(e.getKey())) {
-        live++;
-      } else {
-        unexplained.add(e.getKey() + (leaseLost.contains(e.getKey()) ? " (lease lost)" : ""));
-      }
-    }
-    // A row is marked PUBLISHED only once, and only after Kafka confirmed it: no relay may send
-    // an event again after one recorded it (the same millisecond is left to chance), unless it
-    // was a stalled relay's stale claim, whose acknowledgement then found the lease lost.
-    List<String> sentAfterRecorded = new ArrayList<>();
-    for (RelayLog l : logs) {
-      for (RelayLog.Line line : l.lines) {
-        if (line.word.equals("SENDING")) {
-          for (String id : line.ids) {
-            Long at = recordedAt.get(id);
-            if (at != null && line.millis > at && !leaseLost.contains(id)) {
-              sentAfterRecorded.add(id + " by " + l.name);
-            }
-          }
-        }
-      }
-    }
+    Duplicates explained = Duplicates.explain(logs, copies);
     int duplicates = records.size() - copies.size();
     log.info(
         "[{}] {} records for {} events: {} duplicates; duplicated ids: {} acknowledged by Kafka"
@@ -210,10 +154,10 @@ abstract class RelayKillTest extends FaultTest {
         records.size(),
         copies.size(),
         duplicates,
-        lostAck,
-        inFlight,
-        live,
-        unexplained.size(),
+        explained.ackedBeforeKill,
+        explained.inFlightAtKill,
+        explained.unconfirmedLive,
+        explained.unexplained.size(),
         kills);
     new FaultReport(
             "2 relay killed mid-batch",
@@ -227,20 +171,20 @@ abstract class RelayKillTest extends FaultTest {
             "SIGKILLs "
                 + kills
                 + "; duplicated ids: "
-                + lostAck
+                + explained.ackedBeforeKill
                 + " broker-acked before the DB ack, "
-                + inFlight
+                + explained.inFlightAtKill
                 + " in flight at the kill, "
-                + live
+                + explained.unconfirmedLive
                 + " not confirmed to a live relay, "
-                + unexplained.size()
+                + explained.unexplained.size()
                 + " unexplained; lease lost by live relays: "
-                + leaseLost.size())
+                + explained.leaseLost)
         .write();
 
     assertThat(lost).as("events missing from the topic").isZero();
-    assertThat(unexplained).as("duplicates no unrecorded send explains").isEmpty();
-    assertThat(sentAfterRecorded)
+    assertThat(explained.unexplained).as("duplicates no unrecorded send explains").isEmpty();
+    assertThat(explained.sentAfterRecorded)
         .as("events sent again after they were recorded PUBLISHED")
         .isEmpty();
     assertThat(kills.keySet()).as("kill points hit").containsExactlyInAnyOrder(PHASES);
