@@ -78,7 +78,7 @@ public abstract class ClaimStrategy {
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().markClaimed(), rows.size()))) {
       ps.setString(1, owner);
-      ps.setLong(2, lease.toMillis());
+      ps.setLong(2, Micros.of(lease));
       int i = 3;
       for (ClaimedEvent e : rows) {
         ps.setLong(i++, e.seq());

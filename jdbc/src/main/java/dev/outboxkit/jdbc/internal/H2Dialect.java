@@ -5,8 +5,14 @@ package dev.outboxkit.jdbc.internal;
  * CURRENT_TIMESTAMP} as the clock and times as {@code TIMESTAMP WITH TIME ZONE}.
  */
 final class H2Dialect extends SqlDialect {
+  static final SqlClock CLOCK =
+      new SqlClock(
+          "CURRENT_TIMESTAMP",
+          "DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)",
+          "DATEADD(MICROSECOND, -?, CURRENT_TIMESTAMP)");
+
   /** The statements of {@code dev/outboxkit/jdbc/sql/h2.sql} over {@code common.sql}. */
   H2Dialect() {
-    super("H2", "CURRENT_TIMESTAMP", "h2.sql", SteppedClaim::new, "h2.sql");
+    super("H2", CLOCK, "h2.sql", SteppedClaim::new, "h2.sql");
   }
 }

@@ -30,15 +30,20 @@ import java.util.UUID;
 class MySqlDialect extends SqlDialect {
   private static final DateTimeFormatter DATETIME =
       DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS");
+  static final SqlClock CLOCK =
+      new SqlClock(
+          "UTC_TIMESTAMP(6)",
+          "TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6))",
+          "TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6))");
 
   /** The MySQL dialect; MariaDB shares its statements. */
   MySqlDialect() {
-    super("MySQL", "UTC_TIMESTAMP(6)", "mysql.sql", SteppedClaim::new, "mysql.sql");
+    super("MySQL", CLOCK, "mysql.sql", SteppedClaim::new, "mysql.sql");
   }
 
   /** A variant of MySQL: its statements layered over MySQL's, its DDL MySQL's. */
   MySqlDialect(String name, String variantFile) {
-    super(name, "UTC_TIMESTAMP(6)", "mysql.sql", SteppedClaim::new, "mysql.sql", variantFile);
+    super(name, CLOCK, "mysql.sql", SteppedClaim::new, "mysql.sql", variantFile);
   }
 
   @Override

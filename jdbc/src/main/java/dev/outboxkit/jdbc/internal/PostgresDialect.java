@@ -5,8 +5,12 @@ package dev.outboxkit.jdbc.internal;
  * {@code now()} as the clock, times as {@code TIMESTAMPTZ}.
  */
 final class PostgresDialect extends SqlDialect {
+  static final SqlClock CLOCK =
+      new SqlClock(
+          "now()", "now() + ? * INTERVAL '1 microsecond'", "now() - ? * INTERVAL '1 microsecond'");
+
   /** The statements of {@code dev/outboxkit/jdbc/sql/postgresql.sql} over {@code common.sql}. */
   PostgresDialect() {
-    super("PostgreSQL", "now()", "postgresql.sql", ReturningClaim::new, "postgresql.sql");
+    super("PostgreSQL", CLOCK, "postgresql.sql", ReturningClaim::new, "postgresql.sql");
   }
 }

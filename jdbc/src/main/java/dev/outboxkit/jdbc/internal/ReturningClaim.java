@@ -28,12 +28,12 @@ public final class ReturningClaim extends ClaimStrategy {
     this.beforeClaim = SqlStatements.required(statements, "beforeClaim", dialect);
   }
 
-  /** The unordered claim: params owner, lease millis, limit. */
+  /** The unordered claim: params owner, lease micros, limit. */
   public String unordered() {
     return unordered;
   }
 
-  /** The ordered claim, scanning pending rows in seq order: params owner, lease millis, limit. */
+  /** The ordered claim, scanning pending rows in seq order: params owner, lease micros, limit. */
   public String ordered() {
     return ordered;
   }
@@ -42,7 +42,7 @@ public final class ReturningClaim extends ClaimStrategy {
    * The ordered claim that finds each aggregate's first unfinished event by hopping from aggregate
    * to aggregate over the aggregate index: costs O(aggregates with unfinished events) where {@link
    * #ordered()} costs O(pending events) whenever fewer heads than the limit are claimable. Params
-   * owner, lease millis, limit.
+   * owner, lease micros, limit.
    */
   public String orderedSparse() {
     return orderedSparse;
@@ -74,7 +74,7 @@ public final class ReturningClaim extends ClaimStrategy {
         mode == Mode.UNORDERED ? unordered : mode == Mode.ORDERED ? ordered : orderedSparse;
     try (PreparedStatement ps = c.prepareStatement(s.sql(template))) {
       ps.setString(1, owner);
-      ps.setLong(2, lease.toMillis());
+      ps.setLong(2, Micros.of(lease));
       ps.setInt(3, limit);
       try (ResultSet rs = ps.executeQuery()) {
         List<ClaimedEvent> claimed = new ArrayList<>();

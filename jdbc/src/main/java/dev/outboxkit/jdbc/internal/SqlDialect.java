@@ -24,8 +24,8 @@ import java.util.function.BiFunction;
  * differ (see {@link SqlStatements}). Each method here names one statement and documents its
  * parameters. Statement text uses placeholders that {@link OutboxSql} fills in: {@code {table}}
  * (the validated, possibly schema-qualified table name), {@code {seqs}} (a list of {@code ?} for a
- * batch of sequence numbers) and the column lists of {@link EventRows}. Every time comparison uses
- * the database clock, never the relay host's.
+ * batch of sequence numbers) and the column lists of {@link EventRows}; {@link SqlClock} fills in
+ * the clock. Every time comparison uses the database clock, never the relay host's.
  */
 public abstract class SqlDialect {
   /**
@@ -67,8 +67,8 @@ public abstract class SqlDialect {
 
   /**
    * @param name the product name, for logs and errors
-   * @param now the database's current time as SQL, filled in for {@code {now}} in {@code
-   *     common.sql}
+   * @param clock the vendor's current time, filled in for the clock placeholders of the statement
+   *     files
    * @param schemaFile the vendor's DDL file, under {@code dev/outboxkit/jdbc/schema/} (the inbox's
    *     is {@code inbox-} + that name)
    * @param claims the claim strategy of the vendor's family, built from its statements
@@ -79,7 +79,7 @@ public abstract class SqlDialect {
    */
   SqlDialect(
       String name,
-      String now,
+      SqlClock clock,
       String schemaFile,
       BiFunction<String, Map<String, String>, ClaimStrategy> claims,
       String... vendorFiles) {
@@ -88,7 +88,7 @@ public abstract class SqlDialect {
     System.arraycopy(vendorFiles, 0, files, 1, vendorFiles.length);
     this.name = name;
     this.schemaFile = schemaFile;
-    this.statements = SqlStatements.load(now, files);
+    this.statements = SqlStatements.load(clock, files);
     for (String required : REQUIRED) {
       SqlStatements.required(statements, required, name);
     }
@@ -137,7 +137,7 @@ public abstract class SqlDialect {
   }
 
   /**
-   * Marks those of {@code {seqs}} that are still PENDING IN_FLIGHT: params owner, lease millis,
+   * Marks those of {@code {seqs}} that are still PENDING IN_FLIGHT: params owner, lease micros,
    * then the seqs.
    */
   public final String markClaimed() {

@@ -13,9 +13,10 @@ import java.util.Map;
  *
  * <p>A file holds statements, each starting at a {@code -- name: <statement>} line and running to
  * the next one; other whole-line comments are dropped. Statements are kept whole, as written, so
- * the text in the file is the text the database runs (after {@code {table}} and {@code {seqs}} are
- * filled in). Loading several files layers them: a name in a later file replaces the one before,
- * which is how a vendor file states only what differs from {@code common.sql}.
+ * the text in the file is the text the database runs (after the placeholders are filled in: the
+ * clock's here, see {@link SqlClock}; the others by {@link OutboxSql}). Loading several files
+ * layers them: a name in a later file replaces the one before, which is how a vendor file states
+ * only what differs from {@code common.sql}.
  */
 final class SqlStatements {
   private static final String FOLDER = "/dev/outboxkit/jdbc/sql/";
@@ -26,18 +27,18 @@ final class SqlStatements {
   /**
    * Reads the files in order, later names replacing earlier ones.
    *
-   * @param now the database's current time as SQL, for {@code {now}}
+   * @param clock the vendor's clock, for the clock placeholders
    * @param files file names relative to {@code dev/outboxkit/jdbc/sql/}
    * @return statement text by name, in file order
    * @throws IllegalStateException if a file is missing or malformed: a packaging error, not a
    *     user's
    */
-  static Map<String, String> load(String now, String... files) {
+  static Map<String, String> load(SqlClock clock, String... files) {
     Map<String, String> statements = new LinkedHashMap<>();
     for (String file : files) {
       statements.putAll(parse(file, read(file)));
     }
-    statements.replaceAll((name, sql) -> sql.replace("{now}", now));
+    statements.replaceAll((name, sql) -> clock.render(sql));
     return Collections.unmodifiableMap(statements);
   }
 

@@ -8,10 +8,69 @@
 -- binds and as many "?"; {event_columns} (or {event_columns:c}, qualified by alias c) the columns
 -- a claim reads an event from. The column lists are named once, in EventRows, so that a new column
 -- is its DDL plus that class. Here, where a statement differs by vendor only in its clock, {now} is
--- the vendor's current time (now(), UTC_TIMESTAMP(6), CURRENT_TIMESTAMP), filled in as the dialect
--- loads; vendor files name their clock. Every time comparison uses the database clock, never the relay
+-- the vendor's current time (now(), UTC_TIMESTAMP(6), CURRENT_TIMESTAMP), and {now+micros} and
+-- {now-micros} that time moved by one bound parameter of whole microseconds, filled in as the
+-- dialect loads (SqlClock); vendor files may use them too. Every time comparison uses the database clock, never the relay
 -- host's. The relay's acknowledgements are fenced: they change a row only while this relay owns it
 -- (lease_owner = ?, status IN_FLIGHT).
+
+-- name: insert
+INSERT INTO {table} ({written_columns}, available_at)
+VALUES ({written_values}, {now+micros})
+
+-- name: markClaimed
+UPDATE {table}
+   SET status = 'IN_FLIGHT', lease_owner = ?, lease_until = {now+micros}
+ WHERE seq IN ({seqs}) AND status = 'PENDING'
+
+-- name: markRetry
+UPDATE {table}
+   SET status = 'PENDING', available_at = {now+micros},
+       attempts = attempts + ?, last_error = ?, lease_owner = NULL, lease_until = NULL
+ WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
+
+-- An outage of one destination: its events of the round go back to PENDING together, uncharged.
+-- name: markHeld
+UPDATE {table}
+   SET status = 'PENDING', available_at = {now+micros}, last_error = ?,
+       lease_owner = NULL, lease_until = NULL
+ WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
+
+-- name: oldestPending
+SELECT (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq LIMIT 1)
+         AS oldest,
+       {now} AS db_now
+
+-- name: snapshot
+SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'IN_FLIGHT') AS in_flight,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'DEAD') AS dead,
+       (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq LIMIT 1)
+         AS oldest,
+       {now} AS db_now
+
+-- Retention walks the primary key in windows (index-driven, whatever the table holds) and reads
+-- without locking; old = 1 marks a row past its retention. Params: finished on (1/0), its
+-- retention micros, DEAD on (1/0), its retention micros, the seq the window starts after, the
+-- window size. published_at is when the row finished: PUBLISHED, EXPIRED or DEAD.
+-- name: retentionWindow
+SELECT seq,
+       CASE WHEN (? = 1 AND status IN ('PUBLISHED', 'EXPIRED') AND published_at < {now-micros})
+              OR (? = 1 AND status = 'DEAD' AND published_at < {now-micros})
+            THEN 1 ELSE 0 END AS old
+  FROM {table}
+ WHERE seq > ?
+ ORDER BY seq
+ LIMIT ?
+
+-- Deletes the window's old rows by primary key (so it locks only them), checking again that they
+-- are still past retention (a DEAD row may have been replayed since). Params: the seqs, then the
+-- four of retentionWindow.
+-- name: purgeRetained
+DELETE FROM {table}
+ WHERE seq IN ({seqs})
+   AND ((? = 1 AND status IN ('PUBLISHED', 'EXPIRED') AND published_at < {now-micros})
+        OR (? = 1 AND status = 'DEAD' AND published_at < {now-micros}))
 
 -- name: deletePublished
 DELETE FROM {table}

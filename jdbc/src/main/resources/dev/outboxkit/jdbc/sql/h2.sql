@@ -2,10 +2,6 @@
 -- with CURRENT_TIMESTAMP as the clock. Statements not here are in common.sql; the format is
 -- explained there.
 
--- name: insert
-INSERT INTO {table} ({written_columns}, available_at)
-VALUES ({written_values}, DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP))
-
 -- name: lockUnordered
 SELECT {event_columns}, (expires_at <= CURRENT_TIMESTAMP) AS expired
   FROM {table}
@@ -48,55 +44,6 @@ SELECT {event_columns}, (expires_at <= CURRENT_TIMESTAMP) AS expired
  LIMIT ?
    FOR UPDATE SKIP LOCKED
 
--- name: markClaimed
-UPDATE {table}
-   SET status = 'IN_FLIGHT', lease_owner = ?,
-       lease_until = DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP)
- WHERE seq IN ({seqs}) AND status = 'PENDING'
-
--- name: markRetry
-UPDATE {table}
-   SET status = 'PENDING', available_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP),
-       attempts = attempts + ?, last_error = ?, lease_owner = NULL, lease_until = NULL
- WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
-
--- name: oldestPending
-SELECT (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq LIMIT 1)
-         AS oldest,
-       CURRENT_TIMESTAMP AS db_now
-
--- name: snapshot
-SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
-       (SELECT COUNT(*) FROM {table} WHERE status = 'IN_FLIGHT') AS in_flight,
-       (SELECT COUNT(*) FROM {table} WHERE status = 'DEAD') AS dead,
-       (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq LIMIT 1)
-         AS oldest,
-       CURRENT_TIMESTAMP AS db_now
-
--- Retention walks the primary key in windows (index-driven, whatever the table holds) and reads
--- without locking; old = 1 marks a row past its retention. Params: finished on (1/0), its
--- retention micros, DEAD on (1/0), its retention micros, the seq the window starts after, the
--- window size. published_at is when the row finished: PUBLISHED, EXPIRED or DEAD.
--- name: retentionWindow
-SELECT seq,
-       CASE WHEN (? = 1 AND status IN ('PUBLISHED', 'EXPIRED')
-                  AND published_at < DATEADD(MICROSECOND, -?, CURRENT_TIMESTAMP))
-              OR (? = 1 AND status = 'DEAD' AND published_at < DATEADD(MICROSECOND, -?, CURRENT_TIMESTAMP))
-            THEN 1 ELSE 0 END AS old
-  FROM {table}
- WHERE seq > ?
- ORDER BY seq
- LIMIT ?
-
--- Deletes the window's old rows by primary key (so it locks only them), checking again that they
--- are still past retention (a DEAD row may have been replayed since). Params: the seqs, then the
--- four of retentionWindow.
--- name: purgeRetained
-DELETE FROM {table}
- WHERE seq IN ({seqs})
-   AND ((? = 1 AND status IN ('PUBLISHED', 'EXPIRED') AND published_at < DATEADD(MICROSECOND, -?, CURRENT_TIMESTAMP))
-        OR (? = 1 AND status = 'DEAD' AND published_at < DATEADD(MICROSECOND, -?, CURRENT_TIMESTAMP)))
-
 -- name: inboxInsert
 MERGE INTO {table} t
 USING (VALUES (CAST(? AS VARCHAR(200)), CAST(? AS UUID))) s (consumer, event_id)
@@ -108,12 +55,5 @@ USING (VALUES (CAST(? AS VARCHAR(200)), CAST(? AS UUID))) s (consumer, event_id)
 -- name: inboxPurge
 DELETE FROM {table}
  WHERE (consumer, event_id) IN (SELECT consumer, event_id FROM {table}
-                                 WHERE processed_at < DATEADD(MICROSECOND, -?, CURRENT_TIMESTAMP)
+                                 WHERE processed_at < {now-micros}
                                  LIMIT ?)
-
--- An outage of one destination: its events of the round go back to PENDING together, uncharged.
--- name: markHeld
-UPDATE {table}
-   SET status = 'PENDING', available_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP), last_error = ?,
-       lease_owner = NULL, lease_until = NULL
- WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})

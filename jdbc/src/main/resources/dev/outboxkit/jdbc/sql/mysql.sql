@@ -6,10 +6,6 @@
 -- PUBLISHED history (see MySqlDialect). Statements not here are in common.sql; the format is
 -- explained there.
 
--- name: insert
-INSERT INTO {table} ({written_columns}, available_at)
-VALUES ({written_values}, TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6)))
-
 -- name: lockUnordered
 SELECT {event_columns}, (expires_at <= UTC_TIMESTAMP(6)) AS expired
   FROM {table} IGNORE INDEX FOR ORDER BY (PRIMARY)
@@ -75,12 +71,6 @@ SELECT {event_columns}, (expires_at <= UTC_TIMESTAMP(6)) AS expired
  LIMIT ?
    FOR UPDATE SKIP LOCKED
 
--- name: markClaimed
-UPDATE {table}
-   SET status = 'IN_FLIGHT', lease_owner = ?,
-       lease_until = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6))
- WHERE seq IN ({seqs}) AND status = 'PENDING'
-
 -- name: beforeRelayTransaction
 SET TRANSACTION ISOLATION LEVEL READ COMMITTED
 
@@ -102,12 +92,6 @@ SET @outboxkit_wait_timeout = @@SESSION.wait_timeout,
 SET SESSION wait_timeout = @outboxkit_wait_timeout,
     SESSION innodb_lock_wait_timeout = @outboxkit_lock_wait_timeout,
     SESSION max_execution_time = @outboxkit_max_execution_time
-
--- name: markRetry
-UPDATE {table}
-   SET status = 'PENDING', available_at = TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6)),
-       attempts = attempts + ?, last_error = ?, lease_owner = NULL, lease_until = NULL
- WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
 
 -- name: oldestPending
 SELECT (SELECT occurred_at FROM {table} IGNORE INDEX FOR ORDER BY (PRIMARY)
@@ -133,30 +117,6 @@ SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, last_error,
  ORDER BY seq
  LIMIT ?
 
--- Retention walks the primary key in windows (index-driven, whatever the table holds) and reads
--- without locking; old = 1 marks a row past its retention. Params: finished on (1/0), its
--- retention micros, DEAD on (1/0), its retention micros, the seq the window starts after, the
--- window size. published_at is when the row finished: PUBLISHED, EXPIRED or DEAD.
--- name: retentionWindow
-SELECT seq,
-       CASE WHEN (? = 1 AND status IN ('PUBLISHED', 'EXPIRED')
-                  AND published_at < TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6)))
-              OR (? = 1 AND status = 'DEAD' AND published_at < TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6)))
-            THEN 1 ELSE 0 END AS old
-  FROM {table}
- WHERE seq > ?
- ORDER BY seq
- LIMIT ?
-
--- Deletes the window's old rows by primary key (so it locks only them), checking again that they
--- are still past retention (a DEAD row may have been replayed since). Params: the seqs, then the
--- four of retentionWindow.
--- name: purgeRetained
-DELETE FROM {table}
- WHERE seq IN ({seqs})
-   AND ((? = 1 AND status IN ('PUBLISHED', 'EXPIRED') AND published_at < TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6)))
-        OR (? = 1 AND status = 'DEAD' AND published_at < TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6))))
-
 -- IGNORE also downgrades other errors to warnings; Inbox validates its inputs first, so only
 -- the duplicate key is left to ignore.
 -- name: inboxInsert
@@ -165,12 +125,5 @@ VALUES (?, ?, UTC_TIMESTAMP(6))
 
 -- name: inboxPurge
 DELETE FROM {table}
- WHERE processed_at < TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6))
+ WHERE processed_at < {now-micros}
  LIMIT ?
-
--- An outage of one destination: its events of the round go back to PENDING together, uncharged.
--- name: markHeld
-UPDATE {table}
-   SET status = 'PENDING', available_at = TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6)), last_error = ?,
-       lease_owner = NULL, lease_until = NULL
- WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})

@@ -1,16 +1,12 @@
 -- PostgreSQL 12+: partial indexes, UPDATE ... RETURNING claims in one statement, now() as the
 -- clock. Statements not here are in common.sql; the format is explained there.
 
--- name: insert
-INSERT INTO {table} ({written_columns}, available_at)
-VALUES ({written_values}, now() + ? * INTERVAL '1 microsecond')
-
 -- The inner SELECT walks the partial PENDING index in seq order and skips rows another relay
 -- holds, so concurrent relays take disjoint batches without waiting on each other.
 -- name: claimUnordered
 UPDATE {table} o
    SET status = 'IN_FLIGHT', lease_owner = ?,
-       lease_until = now() + ? * INTERVAL '1 millisecond'
+       lease_until = {now+micros}
  WHERE o.seq IN (SELECT c.seq FROM {table} c
                   WHERE c.status = 'PENDING' AND c.available_at <= now()
                   ORDER BY c.seq
@@ -26,7 +22,7 @@ RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired
 -- name: claimOrdered
 UPDATE {table} o
    SET status = 'IN_FLIGHT', lease_owner = ?,
-       lease_until = now() + ? * INTERVAL '1 millisecond'
+       lease_until = {now+micros}
  WHERE o.seq IN (SELECT c.seq FROM {table} c
                   WHERE c.status = 'PENDING' AND c.available_at <= now()
                     AND NOT EXISTS (SELECT 1 FROM {table} p
@@ -66,7 +62,7 @@ WITH RECURSIVE heads AS (
 )
 UPDATE {table} o
    SET status = 'IN_FLIGHT', lease_owner = ?,
-       lease_until = now() + ? * INTERVAL '1 millisecond'
+       lease_until = {now+micros}
  WHERE o.seq IN (SELECT c.seq FROM {table} c
                   WHERE c.seq IN (SELECT seq FROM heads
                                    WHERE status = 'PENDING' AND available_at <= now())
@@ -108,49 +104,6 @@ SELECT set_config('synchronous_commit', 'off', true),
 SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),
        set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)
 
--- name: markRetry
-UPDATE {table}
-   SET status = 'PENDING', available_at = now() + ? * INTERVAL '1 microsecond',
-       attempts = attempts + ?, last_error = ?, lease_owner = NULL, lease_until = NULL
- WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
-
--- name: oldestPending
-SELECT (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq LIMIT 1)
-         AS oldest,
-       now() AS db_now
-
--- name: snapshot
-SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
-       (SELECT COUNT(*) FROM {table} WHERE status = 'IN_FLIGHT') AS in_flight,
-       (SELECT COUNT(*) FROM {table} WHERE status = 'DEAD') AS dead,
-       (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq LIMIT 1)
-         AS oldest,
-       now() AS db_now
-
--- Retention walks the primary key in windows (index-driven, whatever the table holds) and reads
--- without locking; old = 1 marks a row past its retention. Params: finished on (1/0), its
--- retention micros, DEAD on (1/0), its retention micros, the seq the window starts after, the
--- window size. published_at is when the row finished: PUBLISHED, EXPIRED or DEAD.
--- name: retentionWindow
-SELECT seq,
-       CASE WHEN (? = 1 AND status IN ('PUBLISHED', 'EXPIRED')
-                  AND published_at < now() - ? * INTERVAL '1 microsecond')
-              OR (? = 1 AND status = 'DEAD' AND published_at < now() - ? * INTERVAL '1 microsecond')
-            THEN 1 ELSE 0 END AS old
-  FROM {table}
- WHERE seq > ?
- ORDER BY seq
- LIMIT ?
-
--- Deletes the window's old rows by primary key (so it locks only them), checking again that they
--- are still past retention (a DEAD row may have been replayed since). Params: the seqs, then the
--- four of retentionWindow.
--- name: purgeRetained
-DELETE FROM {table}
- WHERE seq IN ({seqs})
-   AND ((? = 1 AND status IN ('PUBLISHED', 'EXPIRED') AND published_at < now() - ? * INTERVAL '1 microsecond')
-        OR (? = 1 AND status = 'DEAD' AND published_at < now() - ? * INTERVAL '1 microsecond'))
-
 -- name: inboxInsert
 INSERT INTO {table} (consumer, event_id, processed_at) VALUES (?, ?, now())
 ON CONFLICT DO NOTHING
@@ -158,18 +111,5 @@ ON CONFLICT DO NOTHING
 -- name: inboxPurge
 DELETE FROM {table}
  WHERE ctid IN (SELECT ctid FROM {table}
-                 WHERE processed_at < now() - ? * INTERVAL '1 microsecond'
+                 WHERE processed_at < {now-micros}
                  LIMIT ?)
-
--- An outage of one destination: its events of the round go back to PENDING together, uncharged.
--- name: markHeld
-UPDATE {table}
-   SET status = 'PENDING', available_at = now() + ? * INTERVAL '1 microsecond', last_error = ?,
-       lease_owner = NULL, lease_until = NULL
- WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
-
--- name: markClaimed
-UPDATE {table}
-   SET status = 'IN_FLIGHT', lease_owner = ?,
-       lease_until = now() + ? * INTERVAL '1 millisecond'
- WHERE seq IN ({seqs}) AND status = 'PENDING'

@@ -53,8 +53,8 @@ class SqlStatementsTest {
 
   @Test
   void load_lets_a_later_file_replace_a_name() {
-    Map<String, String> common = SqlStatements.load("UTC_TIMESTAMP(6)", "common.sql");
-    Map<String, String> mysql = SqlStatements.load("UTC_TIMESTAMP(6)", "common.sql", "mysql.sql");
+    Map<String, String> common = SqlStatements.load(MySqlDialect.CLOCK, "common.sql");
+    Map<String, String> mysql = SqlStatements.load(MySqlDialect.CLOCK, "common.sql", "mysql.sql");
 
     assertThat(mysql.get("listDead")).contains("IGNORE INDEX").isNotEqualTo(common.get("listDead"));
     assertThat(mysql.get("countStatus")).isEqualTo(common.get("countStatus"));
@@ -62,12 +62,12 @@ class SqlStatementsTest {
 
   @Test
   void a_vendor_file_states_only_what_differs_from_common_beyond_its_clock() {
-    Map<String, String> clocks =
+    Map<String, SqlClock> clocks =
         Map.of(
-            "postgresql.sql", "now()",
-            "mysql.sql", "UTC_TIMESTAMP(6)",
-            "mariadb.sql", "UTC_TIMESTAMP(6)",
-            "h2.sql", "CURRENT_TIMESTAMP");
+            "postgresql.sql", PostgresDialect.CLOCK,
+            "mysql.sql", MySqlDialect.CLOCK,
+            "mariadb.sql", MySqlDialect.CLOCK,
+            "h2.sql", H2Dialect.CLOCK);
     clocks.forEach(
         (vendor, now) -> {
           Map<String, String> common = SqlStatements.load(now, "common.sql");
@@ -78,6 +78,19 @@ class SqlStatementsTest {
                           .as("%s repeats common.sql's %s", vendor, name)
                           .isNotEqualTo(common.getOrDefault(name, "").replaceAll("\\s+", " ")));
         });
+  }
+
+  @Test
+  void the_clock_placeholders_become_the_vendors_time_arithmetic() {
+    SqlClock clock = new SqlClock("NOW", "NOW + ?", "NOW - ?");
+
+    assertThat(clock.render("a = {now+micros}, b < {now-micros}, c <= {now}"))
+        .isEqualTo("a = NOW + ?, b < NOW - ?, c <= NOW");
+    Map<String, String> postgres = SqlStatements.load(PostgresDialect.CLOCK, "common.sql");
+    assertThat(postgres.get("markRetry"))
+        .contains("available_at = now() + ? * INTERVAL '1 microsecond'");
+    assertThat(SqlStatements.load(MySqlDialect.CLOCK, "common.sql").get("purgeRetained"))
+        .contains("published_at < TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6))");
   }
 
   @Test
@@ -134,15 +147,14 @@ class SqlStatementsTest {
     // H2's files have the stepped claim's statements, not the one-statement claim's.
     assertThatThrownBy(
             () ->
-                new SqlDialect(
-                    "Test", "CURRENT_TIMESTAMP", "h2.sql", ReturningClaim::new, "h2.sql") {})
+                new SqlDialect("Test", H2Dialect.CLOCK, "h2.sql", ReturningClaim::new, "h2.sql") {})
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("Test has no statement claimUnordered in /dev/outboxkit/jdbc/sql/");
-    // common.sql alone has no insert.
+    // common.sql alone has no inbox insert: every vendor ignores a duplicate its own way.
     assertThatThrownBy(
-            () -> new SqlDialect("Bare", "CURRENT_TIMESTAMP", "h2.sql", SteppedClaim::new) {})
+            () -> new SqlDialect("Bare", H2Dialect.CLOCK, "h2.sql", SteppedClaim::new) {})
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("Bare has no statement insert in /dev/outboxkit/jdbc/sql/");
+        .hasMessage("Bare has no statement inboxInsert in /dev/outboxkit/jdbc/sql/");
   }
 
   @Test
