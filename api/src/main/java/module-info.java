@@ -3,8 +3,9 @@
  *
  * <p>{@code dev.outboxkit.internal} is exported only to OutboxKit's own modules (the javax JMS
  * jar's automatic module among them), for what they share (event validation, the threads they make,
- * the tally of a batch); it is not API. The warning for a module of that list missing at compile
- * time is suppressed: each is built after this one.
+ * the answers a transport gives before sending, the routing precedence, the tally of a batch); it
+ * is not API. The warning for a module of that list missing at compile time is suppressed: each is
+ * built after this one.
  */
 @SuppressWarnings("module")
 module dev.outboxkit.api {

@@ -11,17 +11,14 @@ import dev.outboxkit.http.internal.ResponseClassifier;
 import dev.outboxkit.http.internal.Urls;
 import dev.outboxkit.http.internal.WebhookEngine;
 import dev.outboxkit.http.internal.WebhookRequests;
+import dev.outboxkit.internal.TransportGate;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadFactory;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,10 +84,11 @@ public final class WebhookTransport implements Transport {
   private final HttpClientHandle http;
   private final Duration requestTimeout;
   private final WebhookEngine engine;
-  private volatile boolean closed;
+  private final TransportGate gate;
 
   private WebhookTransport(Builder b) {
     this.name = b.name;
+    this.gate = new TransportGate("Webhook transport '" + name + "'");
     this.requestTimeout = b.requestTimeout;
     this.http =
         new HttpClientHandle(
@@ -173,7 +171,7 @@ public final class WebhookTransport implements Transport {
    */
   @Override
   public SendResult send(OutboxMessage message) {
-    return sendBatch(List.of(message)).get(0);
+    return gate.sendOne(message, this::sendBatch);
   }
 
   /**
@@ -188,14 +186,7 @@ public final class WebhookTransport implements Transport {
    */
   @Override
   public List<SendResult> sendBatch(List<OutboxMessage> batch) {
-    Objects.requireNonNull(batch, "batch");
-    if (batch.isEmpty()) {
-      return List.of();
-    }
-    if (closed) {
-      return closedResults(batch.size());
-    }
-    return engine.send(batch);
+    return gate.send(batch, engine::send);
   }
 
   /**
@@ -211,19 +202,7 @@ public final class WebhookTransport implements Transport {
    */
   @Override
   public List<CompletableFuture<SendResult>> sendBatchAsync(List<OutboxMessage> batch) {
-    Objects.requireNonNull(batch, "batch");
-    if (closed) {
-      return closedResults(batch.size()).stream()
-          .map(CompletableFuture::completedFuture)
-          .collect(Collectors.toList());
-    }
-    return engine.start(batch);
-  }
-
-  private List<SendResult> closedResults(int size) {
-    return new ArrayList<>(
-        Collections.nCopies(
-            size, SendResult.unavailable("webhook transport '" + name + "' is closed")));
+    return gate.start(batch, engine::start);
   }
 
   /**
@@ -242,10 +221,9 @@ public final class WebhookTransport implements Transport {
    */
   @Override
   public void close() {
-    if (closed) {
+    if (!gate.close()) {
       return;
     }
-    closed = true;
     http.close();
     log.info("[{}] Webhook transport closed", name);
   }

@@ -6,18 +6,17 @@ import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.Transport;
 import dev.outboxkit.internal.OwnedThreads;
+import dev.outboxkit.internal.Routing;
+import dev.outboxkit.internal.TransportGate;
 import dev.outboxkit.jms.internal.BatchSender;
 import dev.outboxkit.jms.internal.ConnectionHolder;
 import dev.outboxkit.jms.internal.MessageFactory;
 import jakarta.jms.ConnectionFactory;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -182,10 +181,11 @@ public final class JmsTransport implements Transport {
   private final Duration sendTimeout;
   private final Duration closeTimeout;
   private final boolean textMessages;
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final TransportGate gate;
 
   private JmsTransport(Builder b) {
     this.name = b.name;
+    this.gate = new TransportGate("JMS transport '" + name + "'");
     this.destinationRouter = b.destinationRouter;
     this.sendTimeout = b.sendTimeout;
     this.closeTimeout = b.closeTimeout;
@@ -225,8 +225,7 @@ public final class JmsTransport implements Transport {
    */
   @Override
   public SendResult send(OutboxMessage message) {
-    Objects.requireNonNull(message, "message");
-    return sendBatch(List.of(message)).get(0);
+    return gate.sendOne(message, this::sendBatch);
   }
 
   /**
@@ -240,12 +239,7 @@ public final class JmsTransport implements Transport {
    */
   @Override
   public List<SendResult> sendBatch(List<OutboxMessage> batch) {
-    Objects.requireNonNull(batch, "batch");
-    if (closed.get()) {
-      return Collections.nCopies(
-          batch.size(), SendResult.unavailable("JMS transport '" + name + "' is closed"));
-    }
-    return sender.send(batch);
+    return gate.send(batch, sender::send);
   }
 
   /**
@@ -266,14 +260,7 @@ public final class JmsTransport implements Transport {
    * @throws RuntimeException whatever the router throws
    */
   public JmsDestination destinationOf(OutboxEvent event) {
-    if (destinationRouter != null) {
-      JmsDestination routed = destinationRouter.apply(event);
-      if (routed != null) {
-        return routed;
-      }
-    }
-    return JmsDestination.queue(
-        event.destination().orElseGet(() -> DEFAULT_QUEUE_PREFIX + event.aggregateType()));
+    return Routing.route(event, destinationRouter, DEFAULT_QUEUE_PREFIX, JmsDestination::queue);
   }
 
   /**
@@ -282,7 +269,7 @@ public final class JmsTransport implements Transport {
    */
   @Override
   public void close() {
-    if (closed.compareAndSet(false, true)) {
+    if (gate.close()) {
       connection.close(closeTimeout);
       watchdog.shutdownNow();
       try {

@@ -5,16 +5,15 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.Transport;
+import dev.outboxkit.internal.Routing;
+import dev.outboxkit.internal.TransportGate;
 import dev.outboxkit.kafka.internal.BatchSender;
 import dev.outboxkit.kafka.internal.ProducerHandle;
 import dev.outboxkit.kafka.internal.ProducerSettings;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.Producer;
 import org.slf4j.Logger;
@@ -197,7 +196,7 @@ public final class KafkaTransport implements Transport {
   private final Duration sendTimeout;
   private final Duration closeTimeout;
   private final BatchSender sender;
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final TransportGate gate;
 
   private KafkaTransport(Builder b, ProducerHandle producer) {
     this.name = b.name;
@@ -206,6 +205,7 @@ public final class KafkaTransport implements Transport {
     this.sendTimeout = b.sendTimeout;
     this.closeTimeout = b.closeTimeout;
     this.sender = new BatchSender(name, producer, this::topicOf, sendTimeout);
+    this.gate = new TransportGate("Kafka transport '" + name + "'");
   }
 
   /**
@@ -240,8 +240,7 @@ public final class KafkaTransport implements Transport {
    */
   @Override
   public SendResult send(OutboxMessage message) {
-    Objects.requireNonNull(message, "message");
-    return sendBatch(List.of(message)).get(0);
+    return gate.sendOne(message, this::sendBatch);
   }
 
   /**
@@ -255,12 +254,7 @@ public final class KafkaTransport implements Transport {
    */
   @Override
   public List<SendResult> sendBatch(List<OutboxMessage> batch) {
-    Objects.requireNonNull(batch, "batch");
-    if (closed.get()) {
-      return Collections.nCopies(
-          batch.size(), SendResult.unavailable("KafkaTransport '" + name + "' is closed"));
-    }
-    return sender.send(batch);
+    return gate.send(batch, sender::send);
   }
 
   /**
@@ -281,13 +275,7 @@ public final class KafkaTransport implements Transport {
    * @return the topic name (not yet checked for legality)
    */
   public String topicOf(OutboxEvent event) {
-    if (topicRouter != null) {
-      String topic = topicRouter.apply(event);
-      if (topic != null) {
-        return topic;
-      }
-    }
-    return event.destination().orElseGet(() -> DEFAULT_TOPIC_PREFIX + event.aggregateType());
+    return Routing.route(event, topicRouter, DEFAULT_TOPIC_PREFIX, Function.identity());
   }
 
   /**
@@ -296,7 +284,7 @@ public final class KafkaTransport implements Transport {
    */
   @Override
   public void close() {
-    if (closed.compareAndSet(false, true)) {
+    if (gate.close()) {
       producer.close(closeTimeout);
       log.info("[{}] Kafka transport closed", name);
     }

@@ -83,13 +83,10 @@ public final class BatchSender {
   /**
    * Sends the batch and returns one result per message, in order.
    *
-   * @param batch the messages
+   * @param batch the messages, at least one (the transport answers an empty batch itself)
    * @return the results
    */
   public List<SendResult> send(List<OutboxMessage> batch) {
-    if (batch.isEmpty()) {
-      return List.of();
-    }
     if (!handle.transactional()) {
       return new Attempt(batch, false).run();
     }
