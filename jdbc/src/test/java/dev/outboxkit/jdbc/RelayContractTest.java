@@ -557,6 +557,34 @@ abstract class RelayContractTest extends RelayDatabaseTest {
   // ------------------------------------------------------------------------ leases and fencing
 
   @Test
+  void every_claim_holds_its_rows_for_the_lease_it_asked_for_by_the_database_clock()
+      throws Exception {
+    // Ordered: heads, and a run after aggregate a's head (a claim of its own on PostgreSQL).
+    append(3, i -> event("a", i));
+    append(2, i -> event("single-" + i, i));
+    RelayStore store =
+        new RelayStore(ds, TableName.of("outbox_event"), null, Duration.ofSeconds(10));
+    assertThat(store.claim("ordered@1/1", 10, true, Duration.ofMinutes(1))).hasSize(5);
+    append(2, i -> event("later-" + i, i));
+    assertThat(store.claim("unordered@1/1", 10, false, Duration.ofMinutes(1))).hasSize(2);
+
+    String remainingMillis =
+        dialect == Dialect.POSTGRESQL
+            ? "CAST(EXTRACT(EPOCH FROM (lease_until - now())) * 1000 AS BIGINT)"
+            : dialect == Dialect.H2
+                ? "DATEDIFF(MILLISECOND, CURRENT_TIMESTAMP, lease_until)"
+                : "TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), lease_until) DIV 1000";
+    String inFlight = " FROM outbox_event WHERE status = 'IN_FLIGHT'";
+    assertThat(count("SELECT COUNT(*)" + inFlight)).isEqualTo(7);
+    assertThat(count("SELECT MIN(" + remainingMillis + ")" + inFlight))
+        .as("no claim holds its rows for less than the lease")
+        .isGreaterThan(45_000);
+    assertThat(count("SELECT MAX(" + remainingMillis + ")" + inFlight))
+        .as("nor for longer")
+        .isLessThanOrEqualTo(60_000);
+  }
+
+  @Test
   void a_dead_relays_events_are_delivered_by_another_after_the_lease() throws Exception {
     List<OutboxEvent> events = append(5, i -> event("a" + i, i));
     RelayStore deadRelay =

@@ -10,9 +10,9 @@
 -- is its DDL plus that class. Here, where a statement differs by vendor only in its clock, {now} is
 -- the vendor's current time (now(), UTC_TIMESTAMP(6), CURRENT_TIMESTAMP), and {now+micros} and
 -- {now-micros} that time moved by one bound parameter of whole microseconds, filled in as the
--- dialect loads (SqlClock); vendor files may use them too. Every time comparison uses the database clock, never the relay
--- host's. The relay's acknowledgements are fenced: they change a row only while this relay owns it
--- (lease_owner = ?, status IN_FLIGHT).
+-- dialect loads (SqlClock); vendor files use them too. Every time comparison uses the database
+-- clock, never the relay host's. The relay's acknowledgements are fenced: they change a row only
+-- while this relay owns it (lease_owner = ?, status IN_FLIGHT).
 
 -- name: insert
 INSERT INTO {table} ({written_columns}, available_at)

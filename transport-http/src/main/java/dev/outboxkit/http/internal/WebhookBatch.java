@@ -322,7 +322,7 @@ final class WebhookBatch {
             && run.workers < run.slots()
             && activeWorkers < engine.maxInFlight) {
           if (!spawn(run)) {
-            stopAll("webhook transport '" + engine.name + "' is closed");
+            stopAll("Webhook transport '" + engine.name + "' is closed");
             return;
           }
         }
