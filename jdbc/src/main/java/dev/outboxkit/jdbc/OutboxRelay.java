@@ -4,6 +4,7 @@ import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.Transport;
 import dev.outboxkit.jdbc.internal.Backoff;
 import dev.outboxkit.jdbc.internal.DestinationOutages;
+import dev.outboxkit.jdbc.internal.HealthMonitor;
 import dev.outboxkit.jdbc.internal.NotificationListener;
 import dev.outboxkit.jdbc.internal.OutageBreaker;
 import dev.outboxkit.jdbc.internal.RelayCycle;
@@ -11,9 +12,11 @@ import dev.outboxkit.jdbc.internal.RelaySettings;
 import dev.outboxkit.jdbc.internal.RelayStore;
 import dev.outboxkit.jdbc.internal.RelayThreads;
 import dev.outboxkit.jdbc.internal.ScheduledRetention;
+import dev.outboxkit.jdbc.internal.TableCheck;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.jdbc.internal.TimeBound;
 import dev.outboxkit.jdbc.internal.Transactions;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -138,6 +141,10 @@ public final class OutboxRelay implements AutoCloseable {
   private final Duration networkTimeout;
   private final ScheduledRetention retention;
   private final OutboxAdmin admin;
+  private final HealthMonitor health;
+  private final TableName tableName;
+  private final Dialect namedDialect;
+  private final boolean checkTableAtStart;
   private final Object lifecycle = new Object();
   private volatile Thread worker;
   private volatile Thread retentionThread;
@@ -178,6 +185,9 @@ public final class OutboxRelay implements AutoCloseable {
             b.sendIndividually,
             b.clock);
     this.table = b.table.qualified();
+    this.tableName = b.table;
+    this.namedDialect = b.dialect;
+    this.checkTableAtStart = b.checkTableAtStart;
     this.pollInterval = b.pollInterval;
     this.shutdownTimeout = b.shutdownTimeout;
     this.transport = b.transport;
@@ -189,13 +199,16 @@ public final class OutboxRelay implements AutoCloseable {
     RelayStore store = new RelayStore(b.dataSource, b.table, b.dialect, statementTimeout);
     this.bound = store.bound();
     this.networkTimeout = bound.networkTimeout();
+    OutageBreaker breaker =
+        new OutageBreaker(b.clock, new Backoff(b.outageInitial, b.outageMax, random));
+    this.health = new HealthMonitor(b.name, b.clock, b.listener, breaker);
     this.cycle =
         new RelayCycle(
             settings,
             store,
             b.transport,
             new Backoff(b.retryInitial, b.retryMax, random),
-            new OutageBreaker(b.clock, new Backoff(b.outageInitial, b.outageMax, random)),
+            breaker,
             new DestinationOutages(
                 b.clock, new Backoff(b.outageInitial, b.outageMax, random), random),
             b.listener,
@@ -215,7 +228,7 @@ public final class OutboxRelay implements AutoCloseable {
             + " sendTimeout={}, statementTimeout={}, maxAttempts={}, retryBackoff={}..{},"
             + " outagePause={}..{},"
             + " deleteOnPublish={}, listenForNotifications={}, sendIndividually={}, transport={},"
-            + " threads={}, retention={}",
+            + " threads={}, retention={}, checkTableAtStart={}",
         b.name,
         b.table,
         b.batchSize,
@@ -234,7 +247,8 @@ public final class OutboxRelay implements AutoCloseable {
         b.sendIndividually,
         b.transport.getClass().getSimpleName(),
         b.threadFactory == null ? "own daemon threads" : "from " + b.threadFactory,
-        b.describeRetention());
+        b.describeRetention(),
+        b.checkTableAtStart);
   }
 
   /**
@@ -272,9 +286,31 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   /**
+   * The relay's health for a health check: {@link RelayHealth.Status#UP} while it relays, {@link
+   * RelayHealth.Status#DEGRADED} while its transport is unavailable, {@link
+   * RelayHealth.Status#DOWN} while its database or table cannot be reached (a missing table, a
+   * closed data source, a database that is down) and when it is not started, closed or {@link
+   * State#FAILED}; with the last error and since when. Cheap: it reads what the relay's thread
+   * recorded, no database call.
+   *
+   * @return the health now
+   */
+  public RelayHealth health() {
+    return health.health(state());
+  }
+
+  /**
    * Starts the background thread that claims, sends and records batches until {@link #close()}.
+   * First, unless built with {@code checkTableAtStart(false)}, checks on one connection that the
+   * table exists with every column this version needs and that a named dialect is the database's; a
+   * database that cannot be reached then does not stop the start (the relay retries, and says DOWN
+   * in {@link #health()} meanwhile).
    *
    * @throws IllegalStateException if the relay is closed or already started
+   * @throws OutboxSchemaException if the table is missing or lacks columns: the message has the DDL
+   *     or the {@code ALTER TABLE} statements to run; the relay is not started
+   * @throws OutboxConfigurationException if the named dialect is not the database's; the relay is
+   *     not started
    */
   public void start() {
     synchronized (lifecycle) {
@@ -284,11 +320,15 @@ public final class OutboxRelay implements AutoCloseable {
       if (running) {
         throw new IllegalStateException("relay " + settings.name + " is already started");
       }
+      if (checkTableAtStart) {
+        checkTable();
+      }
       // Every thread first: a factory that refuses one leaves the relay unstarted, not half so.
       Thread t = threads.newThread(this::loop, "worker");
       Thread l = listener == null ? null : threads.newThread(listener, "listen");
       Thread r = retention == null ? null : threads.newThread(retention, "retention");
       running = true;
+      health.started();
       worker = t;
       retentionThread = r;
       t.start();
@@ -300,6 +340,50 @@ public final class OutboxRelay implements AutoCloseable {
       }
       log.info("[{}] relay started", settings.name);
     }
+  }
+
+  /**
+   * The start-up check: schema mistakes fail the start; a database that cannot be reached does not
+   * (the loop retries it, and the health says DOWN).
+   */
+  private void checkTable() {
+    try (Connection c = dataSource.getConnection()) {
+      TableCheck.verify(c, namedDialect, tableName);
+    } catch (SQLException e) {
+      log.warn(
+          "[{}] could not check table {} at start, the relay starts anyway and retries: {}",
+          settings.name,
+          table,
+          e.getMessage());
+    }
+  }
+
+  /**
+   * What a database failure of the loop means: for a statement the database refused (SQL state
+   * class 42: a missing table or column, a wrong dialect), the start-up check's answer, which names
+   * the statements to run; otherwise the driver's message.
+   */
+  private String diagnose(SQLException e) {
+    String state = e.getSQLState();
+    if (state != null && state.startsWith("42")) {
+      try (Connection c = dataSource.getConnection()) {
+        TableCheck.verify(c, namedDialect, tableName);
+      } catch (SQLException | RuntimeException check) {
+        if (check instanceof OutboxConfigurationException) {
+          return check.getMessage();
+        }
+      }
+    }
+    return e.getMessage();
+  }
+
+  private OutboxStorageException storageFailure(SQLException e) {
+    String why = diagnose(e);
+    SQLException cause =
+        why.equals(e.getMessage())
+            ? e
+            : new SQLException(why, e.getSQLState(), e.getErrorCode(), e);
+    return new OutboxStorageException("relay a batch", table, cause);
   }
 
   /**
@@ -331,7 +415,7 @@ public final class OutboxRelay implements AutoCloseable {
     try {
       return cycle.runOnce();
     } catch (SQLException e) {
-      throw new OutboxStorageException("relay a batch", table, e);
+      throw storageFailure(e);
     }
   }
 
@@ -343,7 +427,7 @@ public final class OutboxRelay implements AutoCloseable {
     try {
       Transactions.refuseJtaTransaction(dataSource, operation, bound);
     } catch (SQLException e) {
-      throw new OutboxStorageException("relay a batch", table, e);
+      throw storageFailure(e);
     }
   }
 
@@ -375,7 +459,7 @@ public final class OutboxRelay implements AutoCloseable {
         }
       }
     } catch (SQLException e) {
-      throw new OutboxStorageException("relay a batch", table, e);
+      throw storageFailure(e);
     }
     return total;
   }
@@ -526,6 +610,7 @@ public final class OutboxRelay implements AutoCloseable {
         wakeRequested = false;
         roundsBefore = cycle.roundsAcknowledged();
         int handled = cycle.runWhileFull();
+        health.roundSucceeded();
         dbPause = Duration.ZERO;
         if (handled >= settings.batchSize) {
           idle = MIN_IDLE;
@@ -541,11 +626,7 @@ public final class OutboxRelay implements AutoCloseable {
             dbPause.isZero() || progressed
                 ? FIRST_DB_PAUSE
                 : min(dbPause.multipliedBy(2), MAX_DB_PAUSE);
-        log.warn(
-            "[{}] database error, retrying in {} ms: {}",
-            settings.name,
-            dbPause.toMillis(),
-            e.getMessage());
+        health.databaseFailed(diagnose(e), dbPause);
         backOff(untilStragglerDeadline(dbPause));
       } catch (RuntimeException | Error e) {
         if (!running) {
@@ -631,6 +712,7 @@ public final class OutboxRelay implements AutoCloseable {
     private boolean deleteOnPublish;
     private boolean listenForNotifications;
     private boolean sendIndividually;
+    private boolean checkTableAtStart = true;
     private RelayListener listener = RelayListener.NONE;
     private Clock clock = Clock.systemUTC();
     private Random random = new Random();
@@ -884,6 +966,20 @@ public final class OutboxRelay implements AutoCloseable {
      */
     public Builder listener(RelayListener listener) {
       this.listener = OutboxConfigurationException.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Whether {@link OutboxRelay#start()} first checks that the table exists with every column this
+     * version needs, and that a named dialect is the database's (default true). Turn it off only
+     * when the table is created after the relay starts; the relay then says DOWN in {@link
+     * OutboxRelay#health()}, naming the missing table, until it exists.
+     *
+     * @param check false to skip the check
+     * @return this builder
+     */
+    public Builder checkTableAtStart(boolean check) {
+      this.checkTableAtStart = check;
       return this;
     }
 

@@ -10,6 +10,7 @@ import dev.outboxkit.jdbc.internal.Micros;
 import dev.outboxkit.jdbc.internal.OutboxSql;
 import dev.outboxkit.jdbc.internal.SqlDialect;
 import dev.outboxkit.jdbc.internal.SqlResolver;
+import dev.outboxkit.jdbc.internal.TableCheck;
 import dev.outboxkit.jdbc.internal.TableName;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -54,6 +55,8 @@ public final class OutboxWriter {
   private final int maxPayloadBytes;
   private final ContextHeaders contextHeaders;
   private final SqlResolver resolver;
+  // The dialect the user named, or null: a failed insert is checked against the database's own.
+  private final Dialect dialect;
 
   private OutboxWriter(Builder b) {
     this.table = b.table;
@@ -61,6 +64,7 @@ public final class OutboxWriter {
     this.managedTransactions = b.managedTransactions;
     this.maxPayloadBytes = b.maxPayloadBytes;
     this.contextHeaders = b.contextHeaders;
+    this.dialect = b.dialect;
     this.resolver = SqlResolver.perDatabase(b.dialect, table);
   }
 
@@ -77,8 +81,9 @@ public final class OutboxWriter {
    * @throws IllegalStateException if the connection is in auto-commit mode and the writer was not
    *     told to allow it: the event would commit on its own, apart from the business writes
    * @throws InvalidEventException if the payload is larger than the limit
-   * @throws SQLException if the insert fails (e.g. an event with the same id exists); the caller's
-   *     transaction decides what happens next
+   * @throws SQLException if the insert fails (e.g. an event with the same id exists); a missing
+   *     table or column, or a named dialect that is not the database's, is said in the message with
+   *     what to do; the caller's transaction decides what happens next
    */
   public void append(Connection connection, OutboxEvent event) throws SQLException {
     Objects.requireNonNull(event, "event");
@@ -89,6 +94,8 @@ public final class OutboxWriter {
     try (PreparedStatement ps = connection.prepareStatement(sql.sql(sql.dialect().insert()))) {
       bind(sql.dialect(), ps, event, context);
       ps.executeUpdate();
+    } catch (SQLException e) {
+      throw TableCheck.explain(e, connection, dialect, table);
     }
   }
 
@@ -118,6 +125,8 @@ public final class OutboxWriter {
         ps.addBatch();
       }
       ps.executeBatch();
+    } catch (SQLException e) {
+      throw TableCheck.explain(e, connection, dialect, table);
     }
   }
 

@@ -85,6 +85,37 @@ public interface RelayListener {
   default void transportRecovered(Duration outage) {}
 
   /**
+   * A round of the relay's own thread failed on the database (unreachable, a closed data source, a
+   * missing table or column, a statement timeout); it retries after the pause. Nothing is lost:
+   * claimed events stay leased and come back when the lease ends. Called on every failure of a
+   * streak; {@link OutboxRelay#health()} says DOWN meanwhile.
+   *
+   * @param error what failed, with what to do where the relay knows (a missing table or column
+   *     names the DDL or {@code ALTER TABLE} to run)
+   * @param pause how long until the next try; it grows over failures in a row
+   */
+  default void databaseFailed(String error, Duration pause) {}
+
+  /**
+   * A round went through again after database failures.
+   *
+   * @param outage how long the database failed, by the relay's clock
+   */
+  default void databaseRecovered(Duration outage) {}
+
+  /**
+   * The transport broke its contract ({@link dev.outboxkit.Transport}): it answered a batch with
+   * more or fewer results than messages, or it declared that it keeps order within a batch and then
+   * delivered an event after an earlier one of its aggregate that it did not deliver. The relay
+   * copes (it resends the events of a wrong-size answer one at a time; it sends in waves of one
+   * event per aggregate from then on), logs it at ERROR, and tells this method: the transport has a
+   * bug to report.
+   *
+   * @param problem what the transport did, naming the transport
+   */
+  default void transportMisbehaved(String problem) {}
+
+  /**
    * Acknowledgements were refused because this relay's lease had expired and another relay took the
    * events over; they will be (or were) delivered again by the new owner. Frequent lease losses
    * mean the lease is too short for the send time: raise {@code leaseDuration}.

@@ -197,12 +197,89 @@ abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
           }
         };
 
-    try (OutboxRelay relay = relay(shortByOne, "short").build()) {
+    List<String> problems = Collections.synchronizedList(new ArrayList<>());
+    RelayListener heard =
+        new RelayListener() {
+          @Override
+          public void transportMisbehaved(String problem) {
+            problems.add(problem);
+          }
+        };
+    try (OutboxRelay relay = relay(shortByOne, "short").listener(heard).build()) {
       assertThat(relay.runOnce()).isEqualTo(50);
     }
 
     assertThat(countStatus(EventStatus.PUBLISHED)).as("all in the one round").isEqualTo(50);
     assertThat(sends.get()).as("the batch, then each event once more").isEqualTo(100);
+    assertThat(problems)
+        .as("the transport's bug is reported, naming the transport")
+        .singleElement()
+        .asString()
+        .contains("transport " + shortByOne.getClass().getName())
+        .contains("answered a batch of 50 messages with 49 results");
+  }
+
+  @Test
+  void a_transport_that_breaks_its_promise_of_order_is_reported_and_sent_waves_after()
+      throws Exception {
+    // Aggregates a and b, three events each, claimed as runs in one batch.
+    append(6, i -> event(i % 2 == 0 ? "a" : "b", i));
+    AtomicBoolean failedOnce = new AtomicBoolean();
+    List<List<String>> batches = Collections.synchronizedList(new ArrayList<>());
+    Transport liar =
+        new Transport() {
+          @Override
+          public SendResult send(OutboxMessage m) {
+            return sendBatch(List.of(m)).get(0);
+          }
+
+          @Override
+          public List<SendResult> sendBatch(List<OutboxMessage> batch) {
+            List<String> aggregates = new ArrayList<>();
+            List<SendResult> results = new ArrayList<>();
+            for (OutboxMessage m : batch) {
+              aggregates.add(m.event().aggregateId());
+              // The first event of a fails once, and the later ones of a go through anyway.
+              boolean fail =
+                  m.event().aggregateId().equals("a") && failedOnce.compareAndSet(false, true);
+              results.add(
+                  fail ? SendResult.retry("broker refused it", null) : SendResult.delivered());
+            }
+            batches.add(aggregates);
+            return results;
+          }
+
+          @Override
+          public boolean keepsOrderWithinBatch() {
+            return true;
+          }
+        };
+    List<String> problems = Collections.synchronizedList(new ArrayList<>());
+    RelayListener heard =
+        new RelayListener() {
+          @Override
+          public void transportMisbehaved(String problem) {
+            problems.add(problem);
+          }
+        };
+    try (OutboxRelay relay = relay(liar, "liar").ordered(true).listener(heard).build()) {
+      relay.runOnce();
+      assertThat(batches).as("one batch with both runs").hasSize(1);
+      assertThat(batches.get(0)).hasSize(6);
+      assertThat(problems).as("both later events of a reported").hasSize(2);
+      assertThat(problems.get(0))
+          .contains("transport " + liar.getClass().getName())
+          .contains("from now on");
+
+      append(6, i -> event(i % 2 == 0 ? "c" : "d", 10 + i));
+      makeRetriesDue();
+      batches.clear();
+      relay.drain();
+    }
+    assertThat(batches).as("sent in waves now").isNotEmpty();
+    for (List<String> batch : batches) {
+      assertThat(batch).as("one event per aggregate per call: " + batches).doesNotHaveDuplicates();
+    }
   }
 
   @Test

@@ -36,7 +36,8 @@ import java.util.function.ToDoubleFunction;
  * <ul>
  *   <li>counters {@value #PUBLISHED}, {@value #RETRIED}, {@value #DEAD}, {@value #EXPIRED} (events)
  *       and {@value #UNAVAILABLE} (transport outages met), {@value #LEASE_LOST} (events whose
- *       outcome another relay records);
+ *       outcome another relay records), {@value #DATABASE_FAILURES} (rounds that failed on the
+ *       database) and {@value #TRANSPORT_MISBEHAVED} (a transport that broke its contract);
  *   <li>timer {@value #LAG}: from the event's {@code occurredAt} to the broker's confirmation;
  *   <li>timers {@value #CLAIM}, {@value #SEND}, {@value #ACK} per batch and distribution summary
  *       {@value #BATCH_SIZE} (events per claimed batch);
@@ -67,6 +68,18 @@ public final class OutboxMetrics implements RelayListener {
 
   /** Events whose acknowledgement was refused because another relay took them over: {@value}. */
   public static final String LEASE_LOST = "outboxkit.relay.lease.lost";
+
+  /**
+   * Rounds of the relay's thread that failed on the database (unreachable, missing table or
+   * column): {@value}. Alert on its rate; the relay's health says DOWN meanwhile.
+   */
+  public static final String DATABASE_FAILURES = "outboxkit.relay.database.failures";
+
+  /**
+   * Times the transport broke its contract (a wrong number of results, order broken after it
+   * promised to keep it): {@value}. Any increase is a transport bug.
+   */
+  public static final String TRANSPORT_MISBEHAVED = "outboxkit.relay.transport.misbehaved";
 
   /**
    * Send threads left behind in a transport call that ignored the relay's interrupt after {@code
@@ -122,6 +135,8 @@ public final class OutboxMetrics implements RelayListener {
   private final Counter expired;
   private final Counter unavailable;
   private final Counter leaseLost;
+  private final Counter databaseFailures;
+  private final Counter transportMisbehaved;
   private final Counter sendAbandoned;
   private final Counter purgedEvents;
   private final Counter purgedInbox;
@@ -146,6 +161,17 @@ public final class OutboxMetrics implements RelayListener {
     expired = counter(r, EXPIRED, "Events expired before they could be sent", tags);
     unavailable = counter(r, UNAVAILABLE, "Transport outages met", tags);
     leaseLost = counter(r, LEASE_LOST, "Events taken over by another relay", tags);
+    databaseFailures =
+        Counter.builder(DATABASE_FAILURES)
+            .description("Relay rounds that failed on the database")
+            .baseUnit("failures")
+            .tags(tags)
+            .register(r);
+    transportMisbehaved =
+        Counter.builder(TRANSPORT_MISBEHAVED)
+            .description("Times the transport broke its contract")
+            .tags(tags)
+            .register(r);
     sendAbandoned =
         counter(
             r,
@@ -271,6 +297,16 @@ public final class OutboxMetrics implements RelayListener {
   @Override
   public void leaseLost(int events) {
     leaseLost.increment(events);
+  }
+
+  @Override
+  public void databaseFailed(String error, Duration pause) {
+    databaseFailures.increment();
+  }
+
+  @Override
+  public void transportMisbehaved(String problem) {
+    transportMisbehaved.increment();
   }
 
   @Override

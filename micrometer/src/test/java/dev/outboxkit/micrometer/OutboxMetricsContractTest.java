@@ -9,6 +9,7 @@ import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.testing.RecordingTransport;
+import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.MutableClock;
 import dev.outboxkit.testkit.TestDatabase;
@@ -101,6 +102,25 @@ abstract class OutboxMetricsContractTest {
     metrics.sendAbandoned(1);
     metrics.sendAbandoned(2);
     assertThat(count(OutboxMetrics.SEND_ABANDONED)).isEqualTo(2);
+  }
+
+  @Test
+  void rounds_that_fail_on_the_database_are_counted() throws Exception {
+    OutboxMetrics metrics = OutboxMetrics.builder(registry).build();
+    try (OutboxRelay relay =
+        OutboxRelay.builder(ds, new RecordingTransport())
+            .table("table_not_created")
+            .checkTableAtStart(false)
+            .pollInterval(Duration.ofMillis(20))
+            .listener(metrics)
+            .build()) {
+      relay.start();
+      Await.until(
+          () -> count(OutboxMetrics.DATABASE_FAILURES) >= 2,
+          Duration.ofSeconds(30),
+          () -> "two failed rounds counted, health " + relay.health());
+    }
+    assertThat(count(OutboxMetrics.TRANSPORT_MISBEHAVED)).isZero();
   }
 
   @Test

@@ -17,6 +17,7 @@ public final class OutageBreaker {
   private int trips;
   private Instant openUntil;
   private Instant outageStart;
+  private String outageReason;
 
   /**
    * @param clock the relay's clock
@@ -47,9 +48,20 @@ public final class OutageBreaker {
    * @return how long the relay now pauses
    */
   public synchronized Duration trip() {
+    return trip(null);
+  }
+
+  /**
+   * Records an outage and opens the breaker.
+   *
+   * @param reason the transport's reason, kept for the relay's health
+   * @return how long the relay now pauses
+   */
+  public synchronized Duration trip(String reason) {
     if (trips == 0) {
       outageStart = clock.instant();
     }
+    outageReason = reason;
     trips++;
     // At least a tenth of the cap, so a jitter draw near zero does not turn into a hot loop.
     Duration cap = pauses.cap(trips);
@@ -74,6 +86,17 @@ public final class OutageBreaker {
     trips = 0;
     openUntil = null;
     outageStart = null;
+    outageReason = null;
     return outage;
+  }
+
+  /** {@return when the outage going on began, or null if there is none} */
+  public synchronized Instant outageStart() {
+    return outageStart;
+  }
+
+  /** {@return the transport's last reason in the outage going on, or null} */
+  public synchronized String outageReason() {
+    return outageReason;
   }
 }

@@ -75,6 +75,7 @@ public final class RelayCycle {
     this.store = store;
     this.breaker = breaker;
     this.listener = listener;
+    TransportConduct conduct = TransportConduct.of(settings, transport, listener);
     this.decision =
         new RoundDecision(
             settings,
@@ -82,10 +83,14 @@ public final class RelayCycle {
             destinations,
             listener,
             transport.classifiesFailures(),
-            transport.keepsOrderWithinBatch());
+            conduct);
     this.sender =
         new Sender(
-            settings, transport, sendPool, stuck -> notify(() -> listener.sendAbandoned(stuck)));
+            settings,
+            transport,
+            conduct,
+            sendPool,
+            stuck -> notify(() -> listener.sendAbandoned(stuck)));
     this.stopping = stopping;
     this.owner = owner;
     Duration half = settings.leaseDuration.dividedBy(2);
@@ -659,7 +664,7 @@ public final class RelayCycle {
 
   private void updateBreaker(String outage, boolean answered) {
     if (outage != null && !answered) {
-      Duration pause = breaker.trip();
+      Duration pause = breaker.trip(outage);
       log.warn(
           "[{}] transport unavailable ({}); pausing {} ms, then probing with one event",
           settings.name,
@@ -688,10 +693,6 @@ public final class RelayCycle {
 
   /** Runs a listener call; whatever it throws, an Error too, is logged and goes no further. */
   private void notify(Runnable notice) {
-    try {
-      notice.run();
-    } catch (Throwable t) {
-      log.warn("[{}] relay listener failed: {}", settings.name, Failures.describe(t));
-    }
+    HealthMonitor.call(settings.name, notice);
   }
 }

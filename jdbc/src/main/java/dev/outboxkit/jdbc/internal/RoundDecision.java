@@ -66,10 +66,11 @@ final class RoundDecision {
   private final RelayListener listener;
   private final boolean transportClassifies;
   private final boolean guardOrder;
+  private final TransportConduct conduct;
 
   /**
    * @param transportClassifies the transport answers unavailable for outages itself
-   * @param transportKeepsOrder the transport keeps per-aggregate order within a batch
+   * @param conduct what the transport declared of order, and where a broken promise is reported
    */
   RoundDecision(
       RelaySettings settings,
@@ -77,13 +78,14 @@ final class RoundDecision {
       DestinationOutages destinations,
       RelayListener listener,
       boolean transportClassifies,
-      boolean transportKeepsOrder) {
+      TransportConduct conduct) {
     this.settings = settings;
     this.retryBackoff = retryBackoff;
     this.destinations = destinations;
     this.listener = listener;
     this.transportClassifies = transportClassifies;
-    this.guardOrder = settings.ordered || transportKeepsOrder;
+    this.conduct = conduct;
+    this.guardOrder = settings.ordered || conduct.declaredOrder();
   }
 
   /** What one round decided: the acknowledgements, the listener calls, the outage verdict. */
@@ -322,14 +324,9 @@ final class RoundDecision {
     EventMdc.around(
             c.event(),
             () ->
-                log.warn(
-                    "[{}] event {} ({}/{}) was delivered although an earlier event of its aggregate"
-                        + " in the same batch was not: the transport does not keep order within a"
-                        + " batch although it says so",
-                    settings.name,
-                    c.event().id(),
-                    c.event().aggregateType(),
-                    c.event().aggregateId()))
+                conduct.brokeOrder(
+                    c.event().id().toString(),
+                    c.event().aggregateType() + "/" + c.event().aggregateId()))
         .run();
   }
 

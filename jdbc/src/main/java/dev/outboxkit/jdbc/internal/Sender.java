@@ -100,18 +100,23 @@ final class Sender {
   private final ExecutorService pool;
   private final IntConsumer onAbandoned;
   private final AtomicInteger abandoned = new AtomicInteger();
-  private final boolean inWaves;
+  private final TransportConduct conduct;
 
   /**
+   * @param conduct whether runs may go in one batch, and where a wrong-size answer is reported
    * @param onAbandoned told the number of abandoned send threads whenever one more is abandoned
    */
   Sender(
-      RelaySettings settings, Transport transport, ExecutorService pool, IntConsumer onAbandoned) {
+      RelaySettings settings,
+      Transport transport,
+      TransportConduct conduct,
+      ExecutorService pool,
+      IntConsumer onAbandoned) {
     this.settings = settings;
     this.transport = transport;
+    this.conduct = conduct;
     this.pool = pool;
     this.onAbandoned = onAbandoned;
-    this.inWaves = settings.ordered && !transport.keepsOrderWithinBatch();
   }
 
   /** Send threads abandoned in a transport that ignored the interrupt and are still stuck there. */
@@ -478,7 +483,7 @@ final class Sender {
       try {
         if (messages.size() == 1 || settings.sendIndividually) {
           started.completeAll(oneByOne(messages));
-        } else if (inWaves && hasRuns(messages)) {
+        } else if (settings.ordered && !conduct.trustedWithOrder() && hasRuns(messages)) {
           started.completeAll(sendInWaves(messages));
         } else {
           sendAsync(started);
@@ -647,12 +652,7 @@ final class Sender {
 
   /** A batch answer that does not match the messages (null, or a wrong size): one at a time. */
   private List<SendResult> afterMismatch(List<OutboxMessage> messages, List<?> answer) {
-    log.error(
-        "[{}] transport bug: sendBatch returned {} for {} messages; sending them one at a time so"
-            + " each event gets its own outcome",
-        settings.name,
-        answer == null ? "null" : answer.size() + " results",
-        messages.size());
+    conduct.wrongSize(messages.size(), answer == null ? "null" : answer.size() + " results");
     return oneByOne(messages);
   }
 

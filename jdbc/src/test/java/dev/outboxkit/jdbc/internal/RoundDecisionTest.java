@@ -399,7 +399,7 @@ class RoundDecisionTest {
             CLOCK, new Backoff(Duration.ofSeconds(1), RETRY_CAP, () -> 0.5), () -> 0.5),
         listener,
         classifies,
-        keepsOrder);
+        new TransportConduct("test", "TestTransport", keepsOrder, listener));
   }
 
   private static ClaimedEvent claimed(long seq, String aggregate, int n, int attempt) {

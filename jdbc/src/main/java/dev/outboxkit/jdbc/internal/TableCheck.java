@@ -1,0 +1,188 @@
+package dev.outboxkit.jdbc.internal;
+
+import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.jdbc.Dialect;
+import dev.outboxkit.jdbc.OutboxSchema;
+import dev.outboxkit.jdbc.OutboxSchemaException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The one home of "is this the table OutboxKit needs, on the database it was told": the relay's
+ * start-up check ({@link #verify}) and the explanation of a statement that failed because it is not
+ * ({@link #explain}). The expected columns are read from the shipped DDL of the dialect, so a
+ * column added to the DDL is checked, and its {@code ALTER TABLE} given, without a second list.
+ */
+public final class TableCheck {
+  // PostgreSQL's undefined_table / undefined_column; the SQL standard's base table and column not
+  // found, which MySQL, MariaDB and H2 use.
+  private static final Set<String> NO_TABLE = Set.of("42P01", "42S02");
+  private static final Set<String> NO_COLUMN = Set.of("42703", "42S22");
+
+  // A column line of the shipped CREATE TABLE: indented, a lower-case name, then its type.
+  private static final Pattern COLUMN =
+      Pattern.compile("^\\s+([a-z_]+)\\s+([A-Z].*?),?\\s*(--.*)?$");
+
+  private TableCheck() {}
+
+  /**
+   * Checks, on a connection of the relay's own, that the named dialect (if any) is the database's
+   * and that the table exists with every column of the shipped DDL.
+   *
+   * @param named the dialect the user named, or null when it is detected
+   * @throws OutboxConfigurationException if the named dialect is not the database's
+   * @throws OutboxSchemaException if the table or some of its columns are missing, with the DDL or
+   *     {@code ALTER TABLE} statements to run
+   * @throws SQLException if the database could not be asked
+   */
+  public static void verify(Connection c, Dialect named, TableName table) throws SQLException {
+    Dialect actual = Dialect.detect(c);
+    if (named != null && named != actual) {
+      throw wrongDialect(named, actual, c, table);
+    }
+    Map<String, String> expected = columns(actual, table);
+    Set<String> present = new HashSet<>();
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT * FROM " + table.qualified() + " WHERE 1 = 0")) {
+      ResultSetMetaData md = rs.getMetaData();
+      for (int i = 1; i <= md.getColumnCount(); i++) {
+        present.add(md.getColumnLabel(i).toLowerCase(Locale.ROOT));
+      }
+    } catch (SQLException e) {
+      if (NO_TABLE.contains(e.getSQLState())) {
+        throw new OutboxSchemaException(
+            table.qualified(), List.of(), missingTable(actual, table), e);
+      }
+      throw e;
+    }
+    List<String> missing = new ArrayList<>();
+    StringBuilder alters = new StringBuilder();
+    for (Map.Entry<String, String> column : expected.entrySet()) {
+      if (!present.contains(column.getKey())) {
+        missing.add(column.getKey());
+        alters
+            .append("\n  ALTER TABLE ")
+            .append(table.qualified())
+            .append(" ADD ")
+            .append(column.getKey())
+            .append(' ')
+            .append(column.getValue())
+            .append(';');
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new OutboxSchemaException(
+          table.qualified(),
+          missing,
+          "table "
+              + table.qualified()
+              + " lacks the column(s) "
+              + missing
+              + " that this version of OutboxKit needs (it was probably made by an earlier"
+              + " version); run:"
+              + alters,
+          null);
+    }
+  }
+
+  /**
+   * A clearer failure for a statement on the table that failed because the table or a column is
+   * missing, or because the named dialect is not the database's; the failure itself otherwise. It
+   * reads only the connection's metadata, which drivers answer without a statement, so it works on
+   * a caller's connection whose transaction the failure aborted.
+   *
+   * @param named the dialect the user named, or null when it is detected
+   */
+  public static SQLException explain(SQLException e, Connection c, Dialect named, TableName table) {
+    String why = null;
+    try {
+      if (named != null) {
+        Dialect actual = Dialect.detect(c);
+        if (actual != named) {
+          why = wrongDialect(named, actual, c, table).getMessage();
+        }
+      }
+      if (why == null && NO_TABLE.contains(e.getSQLState())) {
+        why = missingTable(named != null ? named : Dialect.detect(c), table);
+      }
+    } catch (SQLException | RuntimeException ignored) {
+      // The metadata could not be had (a closed connection, an unsupported database): the
+      // failure as the driver gave it is all there is to say.
+    }
+    if (why == null && NO_COLUMN.contains(e.getSQLState())) {
+      why =
+          "table "
+              + table.qualified()
+              + " lacks a column OutboxKit needs (it was probably made by an earlier version):"
+              + " a relay's start-up check names the missing columns and the ALTER TABLE"
+              + " statements to run";
+    }
+    if (why == null) {
+      return e;
+    }
+    return new SQLException(
+        why + " [" + e.getMessage() + "]", e.getSQLState(), e.getErrorCode(), e);
+  }
+
+  private static OutboxConfigurationException wrongDialect(
+      Dialect named, Dialect actual, Connection c, TableName table) throws SQLException {
+    return new OutboxConfigurationException(
+        "dialect "
+            + named
+            + " was named for table "
+            + table.qualified()
+            + ", but the database is "
+            + c.getMetaData().getDatabaseProductName()
+            + " "
+            + c.getMetaData().getDatabaseProductVersion()
+            + ": name Dialect."
+            + actual
+            + ", or leave dialect(...) out so that it is detected");
+  }
+
+  private static String missingTable(Dialect dialect, TableName table) {
+    return "table "
+        + table.qualified()
+        + " does not exist (or this database user cannot read it): create it at start-up with"
+        + " OutboxSchema.create(connection, \""
+        + table.qualified()
+        + "\"), or run the DDL of OutboxSchema.ddl(Dialect."
+        + dialect
+        + ", \""
+        + table.qualified()
+        + "\") in your migrations (shipped in outboxkit-jdbc as dev/outboxkit/jdbc/schema/"
+        + Dialects.sql(dialect).schemaResource()
+        + ")";
+  }
+
+  /** The columns of the shipped DDL, in order, each with its definition (type, default, null). */
+  static Map<String, String> columns(Dialect dialect, TableName table) {
+    Map<String, String> columns = new LinkedHashMap<>();
+    boolean inTable = false;
+    for (String line : OutboxSchema.ddl(dialect, table.qualified()).split("\n")) {
+      if (line.startsWith("CREATE TABLE")) {
+        inTable = true;
+      } else if (inTable && line.startsWith(")")) {
+        break;
+      } else if (inTable) {
+        Matcher m = COLUMN.matcher(line);
+        if (m.matches()) {
+          columns.put(m.group(1), m.group(2).trim().replaceAll("\\s+", " "));
+        }
+      }
+    }
+    return columns;
+  }
+}
