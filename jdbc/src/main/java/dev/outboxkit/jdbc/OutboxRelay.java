@@ -2,6 +2,7 @@ package dev.outboxkit.jdbc;
 
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.Transport;
+import dev.outboxkit.jdbc.internal.Ack;
 import dev.outboxkit.jdbc.internal.Backoff;
 import dev.outboxkit.jdbc.internal.DestinationOutages;
 import dev.outboxkit.jdbc.internal.HealthMonitor;
@@ -140,7 +141,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final TimeBound bound;
   private final Duration networkTimeout;
   private final ScheduledRetention retention;
-  private final OutboxAdmin admin;
+  private final RelayStore store;
   private final HealthMonitor health;
   private final TableName tableName;
   private final Dialect namedDialect;
@@ -221,8 +222,7 @@ public final class OutboxRelay implements AutoCloseable {
             ? new NotificationListener(b.dataSource, b.table.simple(), b.name, this::wakeUp)
             : null;
     this.retention = b.retention(store, () -> running, random);
-    OutboxAdmin.Builder admin = OutboxAdmin.builder(b.dataSource).table(table);
-    this.admin = (b.dialect == null ? admin : admin.dialect(b.dialect)).build();
+    this.store = store;
     log.info(
         "[{}] relay configured: table={}, batchSize={}, ordered={}, pollInterval={}, lease={},"
             + " sendTimeout={}, statementTimeout={}, maxAttempts={}, retryBackoff={}..{},"
@@ -466,35 +466,67 @@ public final class OutboxRelay implements AutoCloseable {
 
   /**
    * Drains as {@link #drain()} does, then also the events that come due within {@code maxWait} — a
-   * retry after its backoff, an event appended with a delay, a down destination's held events —
-   * until nothing is PENDING any more (every event delivered, DEAD or EXPIRED) or {@code maxWait}
-   * has passed. The "deliver it all now" of a test that provokes retries; with no event PENDING it
-   * returns as soon as {@link #drain()} does.
+   * retry after its backoff, an event appended with a delay, a down destination's held events — and
+   * returns as soon as nothing deliverable is left: every event delivered, DEAD or EXPIRED, PENDING
+   * only behind a DEAD event of its aggregate (ordered mode), or not due before {@code maxWait}
+   * passes. The "deliver it all now" of a test that provokes retries.
+   *
+   * <p>The report counts the outcomes this relay recorded meanwhile (its own background thread's
+   * too, if it is started) and what was left PENDING, by the database clock.
    *
    * @param maxWait how long to wait at most for events that are not due yet
-   * @return events handled, in all rounds
+   * @return what was delivered, retried, quarantined, expired and handed back, and what is left
    * @throws OutboxStorageException if the database failed; nothing is lost
    * @throws OutboxConfigurationException before claiming anything, as for {@link #runOnce()}, or if
    *     {@code maxWait} is negative
    * @throws IllegalStateException before claiming anything, if the relay is closed
    */
-  public int drainUntilDone(Duration maxWait) {
+  public DrainReport drainUntilDone(Duration maxWait) {
     OutboxConfigurationException.requireNonNull(maxWait, "maxWait");
     if (maxWait.isNegative()) {
       throw new OutboxConfigurationException(
           "drainUntilDone: maxWait must not be negative, was " + maxWait);
     }
     long deadline = System.nanoTime() + maxWait.toNanos();
-    int total = drain();
-    while (admin.count(EventStatus.PENDING) > 0 && System.nanoTime() - deadline < 0) {
-      long left = deadline - System.nanoTime();
-      LockSupport.parkNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(DRAIN_POLL_MILLIS)));
-      if (Thread.currentThread().isInterrupted()) {
-        break;
-      }
-      total += drain();
+    long[] before = cycle.outcomes();
+    drain();
+    RelayStore.DrainLeft left = drainLeft(deadline);
+    while (deliverable(left) > 0
+        && System.nanoTime() - deadline < 0
+        && !Thread.currentThread().isInterrupted()) {
+      long wait = deadline - System.nanoTime();
+      LockSupport.parkNanos(Math.min(wait, TimeUnit.MILLISECONDS.toNanos(DRAIN_POLL_MILLIS)));
+      drain();
+      left = drainLeft(deadline);
     }
-    return total;
+    long[] after = cycle.outcomes();
+    long[] done = new long[after.length];
+    for (int i = 0; i < done.length; i++) {
+      done[i] = after[i] - before[i];
+    }
+    return new DrainReport(
+        done[Ack.Kind.PUBLISHED.ordinal()],
+        done[Ack.Kind.RETRY.ordinal()],
+        done[Ack.Kind.DEAD.ordinal()],
+        done[Ack.Kind.EXPIRED.ordinal()],
+        done[Ack.Kind.RELEASE.ordinal()] + done[Ack.Kind.HOLD.ordinal()],
+        settings.ordered ? left.behindDead : 0,
+        left.pending,
+        deliverable(left) > 0);
+  }
+
+  /** PENDING events the drain may still deliver: due, and in ordered mode not behind DEAD. */
+  private long deliverable(RelayStore.DrainLeft left) {
+    return settings.ordered ? left.dueNotBehindDead : left.due;
+  }
+
+  private RelayStore.DrainLeft drainLeft(long deadlineNanos) {
+    Duration within = Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+    try {
+      return store.drainLeft(within);
+    } catch (SQLException e) {
+      throw storageFailure(e);
+    }
   }
 
   /**

@@ -1029,10 +1029,79 @@ abstract class RelayContractTest extends RelayDatabaseTest {
       relay.drain();
       assertThat(countStatus(EventStatus.PENDING)).as("retries not due yet").isEqualTo(10);
 
-      assertThat(relay.drainUntilDone(Duration.ofSeconds(10))).isEqualTo(10);
+      DrainReport report = relay.drainUntilDone(Duration.ofSeconds(10));
+      assertThat(report.delivered()).as(report.toString()).isEqualTo(10);
+      assertThat(report.stillPending()).isZero();
+      assertThat(report.timedOut()).isFalse();
     }
     assertThat(transport.deliveredEvents()).containsExactlyInAnyOrderElementsOf(events);
     assertThat(countStatus(EventStatus.PENDING)).isZero();
+  }
+
+  @Test
+  void drain_until_done_returns_at_once_when_only_events_behind_a_dead_one_are_left()
+      throws Exception {
+    // Aggregate a: a0 is rejected, a1 and a2 wait behind it; aggregate b flows.
+    List<OutboxEvent> events = append(5, i -> event(i < 3 ? "a" : "b", i));
+    UUID poison = events.get(0).id();
+    RecordingTransport transport =
+        new RecordingTransport()
+            .respondWith(
+                m ->
+                    m.event().id().equals(poison)
+                        ? SendResult.reject("HTTP 400: malformed")
+                        : SendResult.delivered());
+    Duration maxWait = Duration.ofMinutes(10);
+    long start = System.nanoTime();
+    DrainReport report;
+    try (OutboxRelay relay = relay(transport, "drain-dead").ordered(true).build()) {
+      report = relay.drainUntilDone(maxWait);
+    }
+    // Not a timing claim: a drain that waited for the held events would take the ten minutes.
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(maxWait);
+    assertThat(report.delivered()).as(report.toString()).isEqualTo(2);
+    assertThat(report.dead()).isEqualTo(1);
+    assertThat(report.heldBehindDead()).isEqualTo(2);
+    assertThat(report.stillPending()).isEqualTo(2);
+    assertThat(report.handedBack())
+        .as("a1, a2: claimed in a0's run, not sent after it failed")
+        .isEqualTo(2);
+    assertThat(report.timedOut()).isFalse();
+  }
+
+  @Test
+  void drain_until_done_does_not_wait_for_events_due_after_max_wait_and_counts_hand_backs()
+      throws Exception {
+    try (Connection c = transaction()) {
+      Outbox.append(
+          c,
+          OutboxEvent.builder("Order", "later", "Reminder")
+              .payload("{}")
+              .delay(Duration.ofHours(1))
+              .build());
+      c.commit();
+    }
+    append(3, i -> event("now" + i, i));
+    AtomicInteger calls = new AtomicInteger();
+    RecordingTransport transport =
+        new RecordingTransport()
+            .respondWith(
+                m ->
+                    calls.incrementAndGet() <= 3
+                        ? SendResult.unavailable("broker restarting")
+                        : SendResult.delivered());
+    DrainReport report;
+    try (OutboxRelay relay =
+        relay(transport, "drain-later")
+            .outageBackoff(Duration.ofMillis(10), Duration.ofMillis(50))
+            .build()) {
+      report = relay.drainUntilDone(Duration.ofMinutes(10));
+    }
+    assertThat(report.delivered()).as(report.toString()).isEqualTo(3);
+    assertThat(report.handedBack()).as(report.toString()).isGreaterThanOrEqualTo(1);
+    assertThat(report.stillPending()).as("the event due in an hour").isEqualTo(1);
+    assertThat(report.heldBehindDead()).isZero();
+    assertThat(report.timedOut()).isFalse();
   }
 
   @Test

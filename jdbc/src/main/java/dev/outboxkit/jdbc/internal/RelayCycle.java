@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +51,8 @@ public final class RelayCycle {
   private final int maxStragglers;
   private final AtomicLong batches = new AtomicLong();
   private final AtomicLong acknowledged = new AtomicLong();
+  // Outcomes recorded, by Ack.Kind ordinal (lease losses included: what this relay wrote down).
+  private final AtomicLongArray outcomes = new AtomicLongArray(Ack.Kind.values().length);
   private volatile Instant lastReclaim;
 
   /**
@@ -98,6 +101,18 @@ public final class RelayCycle {
     this.maxWaitBeforeSend = settings.leaseDuration.minus(settings.sendTimeout).dividedBy(2);
     this.stragglers = new Stragglers(wake);
     this.maxStragglers = MAX_STRAGGLING_BATCHES * settings.batchSize;
+  }
+
+  /**
+   * {@return how many outcomes of each kind this relay recorded so far, indexed by {@link
+   * Ack.Kind#ordinal()}}
+   */
+  public long[] outcomes() {
+    long[] copy = new long[outcomes.length()];
+    for (int i = 0; i < copy.length; i++) {
+      copy[i] = outcomes.get(i);
+    }
+    return copy;
   }
 
   /** Send threads abandoned in a transport that ignored their interrupt, still stuck there. */
@@ -484,7 +499,7 @@ public final class RelayCycle {
     }
     Duration ackTime = Duration.ofNanos(System.nanoTime() - ackStart);
     acknowledged.incrementAndGet();
-    recorded(acks, updated, notices);
+    recorded(parts, updated, notices);
     Duration sendTime = round.sendTime;
     notify(() -> listener.batchCompleted(batch.claimed.size(), sendTime, ackTime));
     if (round.interrupted) {
@@ -526,7 +541,13 @@ public final class RelayCycle {
   }
 
   /** After an acknowledgement committed: reports leases lost, then tells the listener. */
-  private void recorded(int acks, int updated, List<Runnable> notices) {
+  private void recorded(List<RelayStore.OwnedAcks> parts, int updated, List<Runnable> notices) {
+    int acks = size(parts);
+    for (RelayStore.OwnedAcks part : parts) {
+      for (Ack ack : part.acks) {
+        outcomes.incrementAndGet(ack.kind().ordinal());
+      }
+    }
     if (updated < acks) {
       int lost = acks - updated;
       log.warn(
@@ -579,7 +600,7 @@ public final class RelayCycle {
     }
     int acks = size(parts);
     try {
-      recorded(acks, acknowledge(parts, null), notices);
+      recorded(parts, acknowledge(parts, null), notices);
     } catch (SQLException | RuntimeException e) {
       // The tries were logged one by one; the rows are safe IN_FLIGHT until their lease runs out.
       log.warn(

@@ -3,6 +3,7 @@ package dev.outboxkit.jdbc.internal;
 import dev.outboxkit.jdbc.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -162,6 +163,49 @@ public final class RelayStore {
       this.updated = updated;
       this.claimed = claimed;
     }
+  }
+
+  /** What a drain still waits for: PENDING rows, as {@link SqlDialect#drainLeft()} counts them. */
+  public static final class DrainLeft {
+    /** Every PENDING row. */
+    public final long pending;
+
+    /** PENDING rows behind an earlier DEAD row of their aggregate. */
+    public final long behindDead;
+
+    /** PENDING rows due within the time asked. */
+    public final long due;
+
+    /** PENDING rows due within the time asked and not behind a DEAD row. */
+    public final long dueNotBehindDead;
+
+    DrainLeft(long pending, long behindDead, long due, long dueNotBehindDead) {
+      this.pending = pending;
+      this.behindDead = behindDead;
+      this.due = due;
+      this.dueNotBehindDead = dueNotBehindDead;
+    }
+  }
+
+  /**
+   * Counts what a drain still waits for, by the database clock, in one short read.
+   *
+   * @param within how far ahead a PENDING row counts as due
+   */
+  public DrainLeft drainLeft(Duration within) throws SQLException {
+    return inTransaction(
+        c -> {
+          OutboxSql s = sql(c);
+          try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().drainLeft()))) {
+            long micros = Micros.of(within);
+            ps.setLong(1, micros);
+            ps.setLong(2, micros);
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              return new DrainLeft(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4));
+            }
+          }
+        });
   }
 
   /**

@@ -205,6 +205,14 @@ public abstract class SqlDialect {
     return statement("countStatus");
   }
 
+  /**
+   * PENDING rows left for a drain: pending, behind_dead, due, due_not_behind; params: the micros
+   * within which a row counts as due, twice.
+   */
+  public final String drainLeft() {
+    return statement("drainLeft");
+  }
+
   /** Count per status, whole table: no params; columns status, n. */
   public final String countByStatus() {
     return statement("countByStatus");

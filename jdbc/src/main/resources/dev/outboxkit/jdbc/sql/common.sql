@@ -49,6 +49,25 @@ SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
          AS oldest,
        {now} AS db_now
 
+-- What OutboxRelay.drainUntilDone still waits for: PENDING rows (all of them; those behind an
+-- earlier DEAD row of their aggregate, which ordered mode never delivers; those due within the
+-- bound microseconds, with and without the ones behind DEAD). Param: the micros (twice).
+-- name: drainLeft
+SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
+       (SELECT COUNT(*) FROM {table} p WHERE p.status = 'PENDING'
+           AND EXISTS (SELECT 1 FROM {table} d
+                        WHERE d.aggregate_type = p.aggregate_type
+                          AND d.aggregate_id = p.aggregate_id
+                          AND d.status = 'DEAD' AND d.seq < p.seq)) AS behind_dead,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING' AND available_at <= {now+micros})
+         AS due,
+       (SELECT COUNT(*) FROM {table} p WHERE p.status = 'PENDING'
+           AND p.available_at <= {now+micros}
+           AND NOT EXISTS (SELECT 1 FROM {table} d
+                            WHERE d.aggregate_type = p.aggregate_type
+                              AND d.aggregate_id = p.aggregate_id
+                              AND d.status = 'DEAD' AND d.seq < p.seq)) AS due_not_behind
+
 -- Retention walks the primary key in windows (index-driven, whatever the table holds) and reads
 -- without locking; old = 1 marks a row past its retention. Params: finished on (1/0), its
 -- retention micros, DEAD on (1/0), its retention micros, the seq the window starts after, the
