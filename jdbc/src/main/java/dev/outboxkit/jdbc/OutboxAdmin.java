@@ -5,6 +5,7 @@ import dev.outboxkit.jdbc.internal.BatchedDelete;
 import dev.outboxkit.jdbc.internal.OutboxSql;
 import dev.outboxkit.jdbc.internal.RetentionSweep;
 import dev.outboxkit.jdbc.internal.SqlResolver;
+import dev.outboxkit.jdbc.internal.TableCheck;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.jdbc.internal.TimeBound;
 import dev.outboxkit.jdbc.internal.Transactions;
@@ -54,10 +55,12 @@ public final class OutboxAdmin {
   private final int purgeBatchSize;
   private final TimeBound bound;
   private final SqlResolver resolver;
+  private final Dialect named;
 
   private OutboxAdmin(Builder b) {
     this.ds = b.dataSource;
     this.table = b.table;
+    this.named = b.dialect;
     this.resolver = SqlResolver.owned(b.dialect, table);
     this.purgeBatchSize = b.purgeBatchSize;
     this.bound = new TimeBound(b.statementTimeout, c -> sql(c).dialect());
@@ -296,7 +299,24 @@ public final class OutboxAdmin {
       return Transactions.inOwnTransaction(
           ds, "OutboxAdmin (" + what + ")", bound, c -> query.run(c, sql(c)));
     } catch (SQLException e) {
-      throw new OutboxStorageException(what, table.qualified(), e);
+      throw new OutboxStorageException(what, table.qualified(), explain(e));
+    }
+  }
+
+  /**
+   * A statement the database refused (SQL state class 42): a missing table or a wrong dialect is
+   * said as such, with what to do, asking a fresh connection's metadata.
+   */
+  private SQLException explain(SQLException e) {
+    String state = e.getSQLState();
+    if (state == null || !state.startsWith("42")) {
+      return e;
+    }
+    try (Connection c = ds.getConnection()) {
+      return TableCheck.explain(e, c, named, table);
+    } catch (SQLException unreachable) {
+      e.addSuppressed(unreachable);
+      return e;
     }
   }
 

@@ -204,6 +204,10 @@ abstract class RelayHealthContractTest extends RelayDatabaseTest {
       c.rollback();
     }
     assertThat(rows()).isZero();
+    OutboxAdmin admin = OutboxAdmin.builder(ds).dialect(wrong).build();
+    assertThatThrownBy(() -> admin.count(EventStatus.PENDING))
+        .isInstanceOf(OutboxStorageException.class)
+        .hasMessageContaining("dialect " + wrong + " was named");
   }
 
   @Test
