@@ -55,7 +55,8 @@ public final class WebhookEndpoint {
    * @param url {@code https://…} (or {@code http://…} if the transport allows it)
    * @param secret {@code whsec_<base64 key>}
    * @return the endpoint
-   * @throws OutboxConfigurationException if the URL or secret is malformed
+   * @throws OutboxConfigurationException if the URL or secret is malformed, or the secret's key is
+   *     shorter than {@link WebhookSigner#MIN_SECRET_BYTES} bytes
    */
   public static WebhookEndpoint of(URI url, String secret) {
     return builder(url).secret(secret).build();
@@ -149,7 +150,8 @@ public final class WebhookEndpoint {
      *
      * @param secret {@code whsec_<base64 key>}
      * @return this builder
-     * @throws OutboxConfigurationException if malformed (the message never repeats it)
+     * @throws OutboxConfigurationException if malformed or its key is shorter than {@link
+     *     WebhookSigner#MIN_SECRET_BYTES} bytes (the message never repeats it)
      */
     public Builder secret(String secret) {
       WebhookSigner.of(secret); // validates

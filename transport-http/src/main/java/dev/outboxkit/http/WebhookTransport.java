@@ -136,7 +136,8 @@ public final class WebhookTransport implements Transport {
    * @param url {@code https://…} ({@code http://} needs {@link Builder#allowHttp()})
    * @param secret {@code whsec_<base64 key>}
    * @return a builder
-   * @throws OutboxConfigurationException if the URL or secret is malformed
+   * @throws OutboxConfigurationException if the URL or secret is malformed, or the secret's key is
+   *     shorter than {@link WebhookSigner#MIN_SECRET_BYTES} bytes
    */
   public static Builder builder(URI url, String secret) {
     return builder(WebhookEndpoint.of(url, secret));
