@@ -29,7 +29,8 @@ import java.util.stream.Collectors;
  * <p>The URL may not carry user info (put credentials in a header instead): URLs appear in logs and
  * failure reasons, shown without their query string, so keep tokens out of paths as well. Whether
  * plain {@code http} and private addresses are acceptable is decided by the {@link
- * WebhookTransport}, at send time.
+ * WebhookTransport}: when it is built for an endpoint it knows then (its scheme, and a host that is
+ * an IP literal or {@code localhost}), otherwise before each batch.
  */
 public final class WebhookEndpoint {
   private final URI url;

@@ -53,7 +53,6 @@ public interface WebhookRouter {
    */
   static WebhookRouter byDestination(Map<String, WebhookEndpoint> endpoints) {
     Map<String, WebhookEndpoint> copy = Map.copyOf(endpoints);
-    return new FixedRouter(
-        event -> event.destination().map(copy::get).orElse(null), copy.values());
+    return new FixedRouter(event -> event.destination().map(copy::get).orElse(null), copy.values());
   }
 }

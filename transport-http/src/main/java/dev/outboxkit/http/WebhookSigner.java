@@ -36,8 +36,8 @@ import javax.crypto.spec.SecretKeySpec;
  */
 public final class WebhookSigner {
   /**
-   * The shortest key accepted, in bytes (decoded from the base64 after {@code whsec_}): {@value}, the
-   * lower bound of Standard Webhooks. Shorter secrets are refused by the signer, {@link
+   * The shortest key accepted, in bytes (decoded from the base64 after {@code whsec_}): {@value},
+   * the lower bound of Standard Webhooks. Shorter secrets are refused by the signer, {@link
    * WebhookEndpoint}, {@link WebhookTransport} and {@link WebhookVerifier} alike.
    */
   public static final int MIN_SECRET_BYTES = Secrets.MIN_KEY_BYTES;

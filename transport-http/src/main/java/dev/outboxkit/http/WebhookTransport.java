@@ -47,9 +47,9 @@ import org.slf4j.LoggerFactory;
  * 404, a 5xx or no answer) makes its events unavailable for that endpoint only, uncharged, and
  * opens its circuit for {@link Builder#circuitOpenDuration}; a host that resolves to a refused
  * address is that endpoint's outage as well; 410 Gone and a refused scheme reject; everything else
- * retries, after the {@code Retry-After} asked for (at most {@link
- * Builder#maxRetryAfter}). The events of a batch are sent concurrently, in no promised order. Only
- * {@code https} and public addresses are sent to, unless allowed; redirects are never followed.
+ * retries, after the {@code Retry-After} asked for (at most {@link Builder#maxRetryAfter}). The
+ * events of a batch are sent concurrently, in no promised order. Only {@code https} and public
+ * addresses are sent to, unless allowed; redirects are never followed.
  *
  * <p>The {@linkplain dev.outboxkit.http package documentation} tables every outcome and describes
  * interrupts, the circuit breaker, concurrency and the security checks in full.
@@ -436,11 +436,11 @@ public final class WebhookTransport implements Transport {
      * …) stay refused. Off by default, so that a URL chosen by a tenant cannot reach internal
      * services; a host is refused when any of its addresses is not public.
      *
-     * <p>Without it, a known endpoint on such an address (an IP literal or {@code localhost})
-     * fails {@link #build()}; a host that resolves to one at send time is that endpoint's outage:
-     * its events are answered unavailable for that endpoint (held, no attempt charged, never
-     * DEAD), an ERROR is logged once until the address check passes again, and the check is
-     * repeated each time the relay retries them.
+     * <p>Without it, a known endpoint on such an address (an IP literal or {@code localhost}) fails
+     * {@link #build()}; a host that resolves to one at send time is that endpoint's outage: its
+     * events are answered unavailable for that endpoint (held, no attempt charged, never DEAD), an
+     * ERROR is logged once until the address check passes again, and the check is repeated each
+     * time the relay retries them.
      *
      * @return this builder
      */
@@ -451,14 +451,15 @@ public final class WebhookTransport implements Transport {
 
     /**
      * Builds the transport and logs its settings (never secrets) at INFO. Endpoints known now (the
-     * single endpoint, or those of {@link WebhookRouter#to} and {@link WebhookRouter#byDestination})
-     * are checked at once: plain {@code http} without {@link #allowHttp()}, and a host that is an
-     * IP literal or {@code localhost} on an address the transport refuses, fail here rather than
-     * holding every event. Other hosts are resolved and checked before each batch.
+     * single endpoint, or those of {@link WebhookRouter#to} and {@link
+     * WebhookRouter#byDestination}) are checked at once: plain {@code http} without {@link
+     * #allowHttp()}, and a host that is an IP literal or {@code localhost} on an address the
+     * transport refuses, fail here rather than holding every event. Other hosts are resolved and
+     * checked before each batch.
      *
      * @return the transport
-     * @throws OutboxConfigurationException if options contradict each other, or a known endpoint
-     *     is refused (the message names it and the option to set)
+     * @throws OutboxConfigurationException if options contradict each other, or a known endpoint is
+     *     refused (the message names it and the option to set)
      */
     public WebhookTransport build() {
       if (httpClient != null && connectTimeout != null) {

@@ -305,7 +305,8 @@ abstract class WebhookRelayContractTest {
     WebhookEndpoint endpoint =
         WebhookEndpoint.of(
             URI.create("http://localhost:" + receiver.uri("/").getPort() + "/hooks"), SECRET);
-    // A router of the application's own: its endpoints are not known at build, so checked per batch.
+    // A router of the application's own: its endpoints are not known at build, so checked per
+    // batch.
     WebhookTransport transport =
         WebhookTransport.builder(e -> endpoint)
             .name("private-host")

@@ -237,14 +237,19 @@ class WebhookTransportAddressGuardTest {
                   WebhookTransport.builder(
                           WebhookRouter.byDestination(
                               Map.of(
-                                  "a", WebhookEndpoint.of(URI.create("https://public.test/"), SECRET),
+                                  "a",
+                                      WebhookEndpoint.of(
+                                          URI.create("https://public.test/"), SECRET),
                                   "b", WebhookEndpoint.of(uri, SECRET))))
                       .resolver(resolver)
                       .build())
           .as(url + " by destination")
           .isInstanceOf(OutboxConfigurationException.class)
           .hasMessageContaining(url);
-      WebhookTransport.builder(uri, SECRET).resolver(resolver).allowPrivateAddresses().build()
+      WebhookTransport.builder(uri, SECRET)
+          .resolver(resolver)
+          .allowPrivateAddresses()
+          .build()
           .close();
     }
     assertThatThrownBy(

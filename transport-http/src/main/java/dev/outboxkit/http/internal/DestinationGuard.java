@@ -189,8 +189,8 @@ public final class DestinationGuard {
 
   /**
    * The address an IP-literal host stands for, without any lookup: a dotted quad, or an IPv6
-   * literal in brackets; null for anything else (a host name, or a legacy or ambiguous form such
-   * as {@code 127.1} or {@code 010.0.0.1}, left to the send-time check).
+   * literal in brackets; null for anything else (a host name, or a legacy or ambiguous form such as
+   * {@code 127.1} or {@code 010.0.0.1}, left to the send-time check).
    */
   static InetAddress ipLiteral(String host) {
     try {

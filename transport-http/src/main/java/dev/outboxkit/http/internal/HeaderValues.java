@@ -118,9 +118,9 @@ public final class HeaderValues {
 
   /**
    * Undoes {@link #encode}: every {@code %XX} (two hex digits, any case) is a byte, and each run of
-   * such bytes is read as UTF-8. Lenient with what {@code encode} never makes, since a receiver
-   * may also see values from other senders: a {@code %} not followed by two hex digits stays as
-   * it is, and bytes that are not UTF-8 become U+FFFD.
+   * such bytes is read as UTF-8. Lenient with what {@code encode} never makes, since a receiver may
+   * also see values from other senders: a {@code %} not followed by two hex digits stays as it is,
+   * and bytes that are not UTF-8 become U+FFFD.
    *
    * @param value a header value as received
    * @return the original text

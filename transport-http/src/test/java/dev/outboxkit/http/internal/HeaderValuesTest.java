@@ -23,7 +23,15 @@ class HeaderValuesTest {
   void decode_undoes_encode() {
     for (String v :
         new String[] {
-          "", "plain", "%", "%%", "100%", "%E2%9C%93", "100% \u2713", "a\u0001b\tc", "\uD83D\uDE00 %zz"
+          "",
+          "plain",
+          "%",
+          "%%",
+          "100%",
+          "%E2%9C%93",
+          "100% \u2713",
+          "a\u0001b\tc",
+          "\uD83D\uDE00 %zz"
         }) {
       assertThat(HeaderValues.decode(HeaderValues.encode(v))).as(v).isEqualTo(v);
     }
