@@ -29,7 +29,8 @@ import java.util.stream.Collectors;
  * <p>The URL may not carry user info (put credentials in a header instead): URLs appear in logs and
  * failure reasons, shown without their query string, so keep tokens out of paths as well. Whether
  * plain {@code http} and private addresses are acceptable is decided by the {@link
- * WebhookTransport}, at send time.
+ * WebhookTransport}: when it is built for an endpoint it knows then (its scheme, and a host that is
+ * an IP literal or {@code localhost}), otherwise before each batch.
  */
 public final class WebhookEndpoint {
   private final URI url;
@@ -55,7 +56,8 @@ public final class WebhookEndpoint {
    * @param url {@code https://…} (or {@code http://…} if the transport allows it)
    * @param secret {@code whsec_<base64 key>}
    * @return the endpoint
-   * @throws OutboxConfigurationException if the URL or secret is malformed
+   * @throws OutboxConfigurationException if the URL or secret is malformed, or the secret's key is
+   *     shorter than {@link WebhookSigner#MIN_SECRET_BYTES} bytes
    */
   public static WebhookEndpoint of(URI url, String secret) {
     return builder(url).secret(secret).build();
@@ -149,7 +151,8 @@ public final class WebhookEndpoint {
      *
      * @param secret {@code whsec_<base64 key>}
      * @return this builder
-     * @throws OutboxConfigurationException if malformed (the message never repeats it)
+     * @throws OutboxConfigurationException if malformed or its key is shorter than {@link
+     *     WebhookSigner#MIN_SECRET_BYTES} bytes (the message never repeats it)
      */
     public Builder secret(String secret) {
       WebhookSigner.of(secret); // validates

@@ -1,5 +1,8 @@
 package dev.outboxkit.http;
 
+import dev.outboxkit.http.internal.HeaderValues;
+import java.util.Objects;
+
 /**
  * Names of the HTTP headers a webhook request carries, lower case (HTTP/2 sends them so; receivers
  * must match them case-insensitively anyway).
@@ -14,7 +17,15 @@ package dev.outboxkit.http;
  * <p>Only the body, {@link #ID} and {@link #TIMESTAMP} are covered by {@link #SIGNATURE}. The
  * {@code outbox-*} headers are informative copies of event fields: convenient for routing and
  * logging on the receiver, but not signed, so a receiver that must trust a value takes it from the
- * (signed) payload. Values outside printable ASCII are sent percent-encoded as UTF-8.
+ * (signed) payload.
+ *
+ * <p><b>Encoding.</b> The text values of the {@code outbox-*} headers ({@link #EVENT_TYPE}, {@link
+ * #AGGREGATE_TYPE}, {@link #AGGREGATE_ID}, {@link #TENANT}) and of the event's own headers are sent
+ * reversibly encoded: characters outside printable ASCII as percent-encoded UTF-8, and {@code %}
+ * itself as {@code %25}; printable ASCII without {@code %} goes unchanged. So {@code ✓} arrives as
+ * {@code %E2%9C%93}, the literal text {@code %E2%9C%93} as {@code %25E2%259C%2593}, and {@code 100%
+ * ✓} as {@code 100%25 %E2%9C%93}. Receivers get the original text back with {@link #decode}. The
+ * endpoint's extra headers are printable ASCII and sent as configured, never encoded.
  */
 public final class WebhookHeaders {
   /** Standard Webhooks message id: the event id, identical on every attempt. */
@@ -54,4 +65,24 @@ public final class WebhookHeaders {
   public static final String ATTEMPT = "outbox-attempt";
 
   private WebhookHeaders() {}
+
+  /**
+   * The original text of an encoded header value (see the class comment): each {@code %XX} is a
+   * byte, and runs of them are read as UTF-8. A value without {@code %} is returned as it is. For
+   * the {@code outbox-*} text headers and the event's own headers; not for {@link #ID}, {@link
+   * #TIMESTAMP}, {@link #SIGNATURE} or the endpoint's extra headers, which are never encoded.
+   *
+   * <pre>{@code
+   * String aggregateId = WebhookHeaders.decode(request.getHeader(WebhookHeaders.AGGREGATE_ID));
+   * }</pre>
+   *
+   * <p>Lenient with values no OutboxKit sender makes: a {@code %} not followed by two hex digits is
+   * kept as it is, and bytes that are not UTF-8 become U+FFFD.
+   *
+   * @param value a header value as received; not null
+   * @return the text the event carried
+   */
+  public static String decode(String value) {
+    return HeaderValues.decode(Objects.requireNonNull(value, "value"));
+  }
 }

@@ -1,6 +1,7 @@
 package dev.outboxkit.http;
 
 import dev.outboxkit.OutboxEvent;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -15,6 +16,11 @@ import java.util.Objects;
  *
  * <p>The circuit breaker, the in-flight limit and the address check are kept per endpoint URL, so a
  * router may build new {@link WebhookEndpoint} objects per call.
+ *
+ * <p>The endpoints of {@link #to} and {@link #byDestination} are known when the transport is built,
+ * which then checks them at once (scheme, and an IP-literal or {@code localhost} host against
+ * {@link WebhookTransport.Builder#allowPrivateAddresses()}); a router of your own is checked per
+ * batch, at send time.
  */
 @FunctionalInterface
 public interface WebhookRouter {
@@ -35,7 +41,7 @@ public interface WebhookRouter {
    */
   static WebhookRouter to(WebhookEndpoint endpoint) {
     Objects.requireNonNull(endpoint, "endpoint");
-    return event -> endpoint;
+    return new FixedRouter(event -> endpoint, List.of(endpoint));
   }
 
   /**
@@ -43,10 +49,10 @@ public interface WebhookRouter {
    * the map, have no endpoint.
    *
    * @param endpoints destination name to endpoint; copied
-   * @return the router
+   * @return the router, whose endpoints the transport's builder checks
    */
   static WebhookRouter byDestination(Map<String, WebhookEndpoint> endpoints) {
     Map<String, WebhookEndpoint> copy = Map.copyOf(endpoints);
-    return event -> event.destination().map(copy::get).orElse(null);
+    return new FixedRouter(event -> event.destination().map(copy::get).orElse(null), copy.values());
   }
 }

@@ -29,9 +29,19 @@ import javax.crypto.spec.SecretKeySpec;
  *
  * <p>Secrets must carry the {@code whsec_} prefix. A bare base64 string is refused rather than
  * guessed at, so a wrongly copied value (a password, a hex key) fails at configuration time instead
- * of producing signatures nobody can verify; prefix a bare base64 key with {@code whsec_}.
+ * of producing signatures nobody can verify; prefix a bare base64 key with {@code whsec_}. The key
+ * must be at least {@value #MIN_SECRET_BYTES} bytes, as Standard Webhooks asks (longer keys, also
+ * over its 64 bytes, are accepted); {@link #generateSecret()} makes one, as does {@code echo
+ * "whsec_$(openssl rand -base64 32)"} in a shell.
  */
 public final class WebhookSigner {
+  /**
+   * The shortest key accepted, in bytes (decoded from the base64 after {@code whsec_}): {@value},
+   * the lower bound of Standard Webhooks. Shorter secrets are refused by the signer, {@link
+   * WebhookEndpoint}, {@link WebhookTransport} and {@link WebhookVerifier} alike.
+   */
+  public static final int MIN_SECRET_BYTES = Secrets.MIN_KEY_BYTES;
+
   private final List<SecretKeySpec> keys;
 
   private WebhookSigner(List<SecretKeySpec> keys) {
@@ -39,12 +49,25 @@ public final class WebhookSigner {
   }
 
   /**
+   * Generates a new secret for an endpoint: {@code whsec_} and the base64 of 32 random bytes from
+   * {@link java.security.SecureRandom}. Give it to the endpoint (or the transport) and to the
+   * receiver's {@link WebhookVerifier}; store it as you store passwords. The shell equivalent is
+   * {@code echo "whsec_$(openssl rand -base64 32)"}.
+   *
+   * @return a new secret, different on every call
+   */
+  public static String generateSecret() {
+    return Secrets.generate();
+  }
+
+  /**
    * A signer for one or more secrets.
    *
-   * @param secrets {@code whsec_<base64 key>} values; several during key rotation
+   * @param secrets {@code whsec_<base64 key>} values, each key at least {@value #MIN_SECRET_BYTES}
+   *     bytes; several during key rotation
    * @return the signer
-   * @throws dev.outboxkit.OutboxConfigurationException if none is given or one is malformed (the
-   *     message never repeats the secret)
+   * @throws dev.outboxkit.OutboxConfigurationException if none is given or one is malformed or too
+   *     short (the message never repeats the secret)
    */
   public static WebhookSigner of(String... secrets) {
     return of(secrets == null ? List.of() : Arrays.asList(secrets));

@@ -45,10 +45,11 @@ import org.slf4j.LoggerFactory;
  * (what Standard Webhooks senders do; {@link Builder#statusPolicy} replaces it) a 2xx is delivered;
  * an outage of the endpoint (credentials refused, or every request of the batch to it failed with a
  * 404, a 5xx or no answer) makes its events unavailable for that endpoint only, uncharged, and
- * opens its circuit for {@link Builder#circuitOpenDuration}; 410 Gone and a refused destination
- * reject; everything else retries, after the {@code Retry-After} asked for (at most {@link
- * Builder#maxRetryAfter}). The events of a batch are sent concurrently, in no promised order. Only
- * {@code https} and public addresses are sent to, unless allowed; redirects are never followed.
+ * opens its circuit for {@link Builder#circuitOpenDuration}; a host that resolves to a refused
+ * address is that endpoint's outage as well; 410 Gone and a refused scheme reject; everything else
+ * retries, after the {@code Retry-After} asked for (at most {@link Builder#maxRetryAfter}). The
+ * events of a batch are sent concurrently, in no promised order. Only {@code https} and public
+ * addresses are sent to, unless allowed; redirects are never followed.
  *
  * <p>The {@linkplain dev.outboxkit.http package documentation} tables every outcome and describes
  * interrupts, the circuit breaker, concurrency and the security checks in full.
@@ -136,7 +137,8 @@ public final class WebhookTransport implements Transport {
    * @param url {@code https://…} ({@code http://} needs {@link Builder#allowHttp()})
    * @param secret {@code whsec_<base64 key>}
    * @return a builder
-   * @throws OutboxConfigurationException if the URL or secret is malformed
+   * @throws OutboxConfigurationException if the URL or secret is malformed, or the secret's key is
+   *     shorter than {@link WebhookSigner#MIN_SECRET_BYTES} bytes
    */
   public static Builder builder(URI url, String secret) {
     return builder(WebhookEndpoint.of(url, secret));
@@ -434,6 +436,12 @@ public final class WebhookTransport implements Transport {
      * …) stay refused. Off by default, so that a URL chosen by a tenant cannot reach internal
      * services; a host is refused when any of its addresses is not public.
      *
+     * <p>Without it, a known endpoint on such an address (an IP literal or {@code localhost}) fails
+     * {@link #build()}; a host that resolves to one at send time is that endpoint's outage: its
+     * events are answered unavailable for that endpoint (held, no attempt charged, never DEAD), an
+     * ERROR is logged once until the address check passes again, and the check is repeated each
+     * time the relay retries them.
+     *
      * @return this builder
      */
     public Builder allowPrivateAddresses() {
@@ -442,10 +450,16 @@ public final class WebhookTransport implements Transport {
     }
 
     /**
-     * Builds the transport and logs its settings (never secrets) at INFO.
+     * Builds the transport and logs its settings (never secrets) at INFO. Endpoints known now (the
+     * single endpoint, or those of {@link WebhookRouter#to} and {@link
+     * WebhookRouter#byDestination}) are checked at once: plain {@code http} without {@link
+     * #allowHttp()}, and a host that is an IP literal or {@code localhost} on an address the
+     * transport refuses, fail here rather than holding every event. Other hosts are resolved and
+     * checked before each batch.
      *
      * @return the transport
-     * @throws OutboxConfigurationException if options contradict each other
+     * @throws OutboxConfigurationException if options contradict each other, or a known endpoint is
+     *     refused (the message names it and the option to set)
      */
     public WebhookTransport build() {
       if (httpClient != null && connectTimeout != null) {
@@ -453,14 +467,28 @@ public final class WebhookTransport implements Transport {
             "connectTimeout applies to the transport's own HttpClient only; set the connect"
                 + " timeout on the HttpClient passed to httpClient(...)");
       }
-      if (singleEndpoint != null
-          && !DestinationGuard.schemeAllowed(singleEndpoint.url(), allowHttp)) {
-        throw new OutboxConfigurationException(
-            "webhook endpoint "
-                + Urls.display(singleEndpoint.url())
-                + " uses plain http: use https, or call allowHttp()");
+      for (WebhookEndpoint endpoint : knownEndpoints()) {
+        if (!DestinationGuard.schemeAllowed(endpoint.url(), allowHttp)) {
+          throw new OutboxConfigurationException(
+              "webhook endpoint "
+                  + Urls.display(endpoint.url())
+                  + " uses plain http: use https, or call allowHttp()");
+        }
+        String refusal =
+            DestinationGuard.refusalKnownAtBuild(endpoint.url(), allowPrivateAddresses);
+        if (refusal != null) {
+          throw new OutboxConfigurationException(refusal);
+        }
       }
       return new WebhookTransport(this);
+    }
+
+    /** The endpoints known before any event: the single one, or a fixed router's. */
+    private List<WebhookEndpoint> knownEndpoints() {
+      if (singleEndpoint != null) {
+        return List.of(singleEndpoint);
+      }
+      return router instanceof FixedRouter ? ((FixedRouter) router).endpoints() : List.of();
     }
   }
 }

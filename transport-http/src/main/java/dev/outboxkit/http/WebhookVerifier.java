@@ -45,7 +45,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Secrets use the {@code whsec_<base64 key>} format; a bare base64 key is refused (prefix it
  * with {@code whsec_}) so that a wrongly copied value fails at start-up rather than by rejecting
- * every request.
+ * every request. A key shorter than {@value WebhookSigner#MIN_SECRET_BYTES} bytes is refused as
+ * well, on this side too: signatures made with a short key are easy to forge, and a receiver that
+ * accepted them would trust them.
  */
 public final class WebhookVerifier {
   /** Largest accepted difference between a request's timestamp and the clock: five minutes. */
@@ -87,7 +89,7 @@ public final class WebhookVerifier {
    *
    * @param secrets {@code whsec_<base64 key>} values; several while the sender rotates keys
    * @return the verifier
-   * @throws OutboxConfigurationException if none is given or one is malformed
+   * @throws OutboxConfigurationException if none is given, or one is malformed or too short
    */
   public static WebhookVerifier of(String... secrets) {
     return builder().secrets(secrets == null ? List.of() : Arrays.asList(secrets)).build();
@@ -358,7 +360,8 @@ public final class WebhookVerifier {
      *
      * @param secret {@code whsec_<base64 key>}
      * @return this builder
-     * @throws OutboxConfigurationException if malformed (the secret is not repeated)
+     * @throws OutboxConfigurationException if malformed or its key is shorter than {@link
+     *     WebhookSigner#MIN_SECRET_BYTES} bytes (the secret is not repeated)
      */
     public Builder secret(String secret) {
       Secrets.decode(secret);

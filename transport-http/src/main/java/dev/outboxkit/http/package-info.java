@@ -33,7 +33,10 @@
  *       HTTP date, capped by {@link WebhookTransport.Builder#maxRetryAfter})</td></tr>
  *   <tr><td>connect error, timeout, I/O error, unresolvable host</td><td>retry; counts as an
  *       outage</td></tr>
- *   <tr><td>destination refused (scheme, address)</td><td>reject</td></tr>
+ *   <tr><td>a routed endpoint's scheme refused (plain http)</td><td>reject</td></tr>
+ *   <tr><td>its host resolves to a refused address (private, loopback, metadata …)</td><td>the
+ *       endpoint's outage: unavailable for that endpoint, no request, nothing charged; logged at
+ *       ERROR once until the check passes, checked again whenever the relay retries</td></tr>
  *   <tr><td>router returned null</td><td>reject</td></tr>
  *   <tr><td>router threw</td><td>retry</td></tr>
  *   <tr><td>the calling thread is interrupted</td><td>events the endpoint already answered keep
@@ -87,9 +90,15 @@
  *   <li>Before each batch, every endpoint host is resolved with the {@link AddressResolver} and
  *       refused if any address is not public (loopback, private, link-local and the other kinds
  *       listed at {@link WebhookTransport.Builder#allowPrivateAddresses()}, which permits them).
- *       Cloud metadata addresses (169.254.169.254, fd00:ec2::254, …) are refused always. The HTTP
- *       client resolves the host again when it connects: {@link AddressResolver} says what that
- *       leaves open (DNS rebinding) and why egress rules in the network are still worth having.
+ *       Cloud metadata addresses (169.254.169.254, fd00:ec2::254, …) are refused always. A refused
+ *       address is a configuration mistake or a DNS answer that may change, never an event's fault:
+ *       the endpoint's events are held, not rejected. Where the address is known when the transport
+ *       is built (an endpoint given to the builder, {@link WebhookRouter#to} or {@link
+ *       WebhookRouter#byDestination}, whose host is an IP literal or {@code localhost}), {@link
+ *       WebhookTransport.Builder#build()} fails instead, naming the endpoint and the option. The
+ *       HTTP client resolves the host again when it connects: {@link AddressResolver} says what
+ *       that leaves open (DNS rebinding) and why egress rules in the network are still worth
+ *       having.
  *   <li>Redirects are never followed; connect and request timeouts always apply.
  *   <li>At most {@link WebhookTransport#MAX_RESPONSE_BODY_BYTES} of a response body are read, then
  *       discarded; bodies are never logged or put in failure reasons. Secrets are never logged nor

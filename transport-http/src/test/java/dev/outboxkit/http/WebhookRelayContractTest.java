@@ -19,6 +19,7 @@ import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.http.HttpReceiver;
 import dev.outboxkit.testkit.http.HttpReceiver.Reply;
 import dev.outboxkit.testkit.http.HttpReceiver.Request;
+import dev.outboxkit.testkit.logging.LogCapture;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -41,6 +42,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -277,6 +279,83 @@ abstract class WebhookRelayContractTest {
         "[{}] tenant B's 20 events published {} ms after append, tenant A's endpoint refusing",
         flavor(),
         took.toMillis());
+  }
+
+  /**
+   * A receiver whose host name resolves to a private address while the transport has no {@code
+   * allowPrivateAddresses()}: a configuration mistake, or a DNS answer that will change, never the
+   * events' fault. They wait through round after round, uncharged — with {@code maxAttempts(1)},
+   * where one charged attempt would send them DEAD — with one ERROR line for the whole outage, and
+   * are delivered once the host resolves to an allowed address.
+   */
+  @Test
+  void events_for_a_host_resolving_to_a_private_address_wait_uncharged_until_it_is_allowed()
+      throws Exception {
+    HttpReceiver receiver = VerifyingReceiver.start(WebhookVerifier.of(SECRET));
+    toClose.add(receiver);
+    // The address check asks this resolver, whose answer the test changes: loopback, then a public
+    // address. The HTTP client connects on its own, to localhost (the hosts file: 127.0.0.1).
+    AtomicReference<byte[]> answer = new AtomicReference<>(new byte[] {127, 0, 0, 1});
+    AtomicInteger checks = new AtomicInteger();
+    AddressResolver resolver =
+        host -> {
+          checks.incrementAndGet();
+          return List.of(InetAddress.getByAddress(host, answer.get())); // no lookup
+        };
+    WebhookEndpoint endpoint =
+        WebhookEndpoint.of(
+            URI.create("http://localhost:" + receiver.uri("/").getPort() + "/hooks"), SECRET);
+    // A router of the application's own: its endpoints are not known at build, so checked per
+    // batch.
+    WebhookTransport transport =
+        WebhookTransport.builder(e -> endpoint)
+            .name("private-host")
+            .allowHttp()
+            .resolver(resolver)
+            .build();
+    toClose.add(transport);
+    HikariDataSource pool = db.newDataSource(2);
+    toClose.add(pool);
+    OutboxRelay relay =
+        OutboxRelay.builder(pool, transport)
+            .name("private-host")
+            .maxAttempts(1)
+            .outageBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
+            .build();
+    toClose.add(relay);
+
+    try (LogCapture capture = LogCapture.start()) {
+      appendTenant("TenantA", 3);
+      appendTenant("TenantB", 2);
+      // Driven on this thread, so that between rounds nothing is IN_FLIGHT.
+      assertThat(relay.runOnce()).isEqualTo(5);
+      Await.until(
+          () -> relay.runOnce() >= 0 && checks.get() >= 4,
+          Duration.ofSeconds(30),
+          () -> "four rounds that met the refused address; " + checks.get() + " so far");
+
+      assertThat(count(EventStatus.PENDING)).as("held, not DEAD").isEqualTo(5);
+      assertThat(Sql.queryLong(ds, "SELECT MAX(attempts) FROM outbox_event"))
+          .as("nothing charged")
+          .isZero();
+      assertThat(receiver.requests()).isEmpty();
+      assertThat(
+              capture.lines().stream()
+                  .filter(l -> l.level().equals("ERROR"))
+                  .map(LogCapture.Line::text)
+                  .collect(Collectors.toList()))
+          .singleElement()
+          .asString()
+          .contains("http://localhost:" + receiver.uri("/").getPort() + "/hooks")
+          .contains("loopback address 127.0.0.1")
+          .contains("allowPrivateAddresses()");
+
+      answer.set(new byte[] {93, (byte) 184, (byte) 216, 34});
+      relay.drainUntilDone(Duration.ofSeconds(30));
+
+      assertThat(count(EventStatus.PUBLISHED)).isEqualTo(5);
+      assertThat(receiver.requests()).hasSize(5).allMatch(r -> r.refusal() == null);
+    }
   }
 
   @ParameterizedTest(name = "HTTP {0} for 2 s")

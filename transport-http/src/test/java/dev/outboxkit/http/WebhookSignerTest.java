@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxkit.OutboxConfigurationException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Base64;
@@ -92,6 +93,53 @@ class WebhookSignerTest {
     assertThatThrownBy(() -> WebhookSigner.of("whsec_"))
         .isInstanceOf(OutboxConfigurationException.class)
         .hasMessageContaining("empty");
+  }
+
+  @Test
+  void refuses_a_key_under_24_bytes_naming_its_size_and_how_to_make_one_without_echoing_it() {
+    // whsec_YWJj is the 3-byte key "abc"; 23 bytes is one short of the minimum.
+    String threeBytes = "whsec_YWJj";
+    String twentyThree = "whsec_" + Base64.getEncoder().encodeToString(new byte[23]);
+
+    assertThatThrownBy(() -> WebhookSigner.of(threeBytes))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("key is 3 byte(s)")
+        .hasMessageContaining("at least 24")
+        .hasMessageContaining("WebhookSigner.generateSecret()")
+        .hasMessageContaining("openssl rand -base64 32")
+        .hasMessageNotContaining("YWJj");
+    assertThatThrownBy(() -> WebhookSigner.of(SECRET, twentyThree))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("key is 23 byte(s)")
+        .hasMessageNotContaining(twentyThree.substring(6, 14));
+    assertThatThrownBy(() -> WebhookEndpoint.of(URI.create("https://example.com/"), threeBytes))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("key is 3 byte(s)");
+    assertThatThrownBy(() -> WebhookTransport.builder(URI.create("https://x.example/"), threeBytes))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("key is 3 byte(s)");
+  }
+
+  @Test
+  void accepts_keys_of_24_bytes_and_longer_than_64() {
+    String twentyFour = "whsec_" + Base64.getEncoder().encodeToString(new byte[24]);
+    String hundred = "whsec_" + Base64.getEncoder().encodeToString(new byte[100]);
+
+    assertThat(WebhookSigner.of(twentyFour, hundred).secretCount()).isEqualTo(2);
+  }
+
+  @Test
+  void generates_distinct_32_byte_secrets_that_sign_and_verify() {
+    String secret = WebhookSigner.generateSecret();
+    String other = WebhookSigner.generateSecret();
+
+    assertThat(secret).startsWith("whsec_").isNotEqualTo(other);
+    assertThat(Base64.getDecoder().decode(secret.substring(6))).hasSize(32);
+    byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
+    Instant now = Instant.now();
+    Map<String, String> headers = WebhookSigner.of(secret).headers("msg_1", now, body);
+    assertThat(WebhookVerifier.of(secret).verify(headers::get, body).isValid()).isTrue();
+    assertThat(WebhookVerifier.of(other).verify(headers::get, body).isValid()).isFalse();
   }
 
   @Test

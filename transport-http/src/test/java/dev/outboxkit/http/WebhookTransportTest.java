@@ -570,6 +570,40 @@ class WebhookTransportTest {
   }
 
   @Test
+  void encodes_header_values_reversibly_so_receivers_decode_each_to_its_original() {
+    // Before, the check mark and the literal text of its encoding both arrived as %E2%9C%93, and
+    // "100% ✓" arrived as "100% %E2%9C%93", which no decoder can tell apart from anything.
+    String check = "\u2713";
+    String literal = "%E2%9C%93";
+    String mixed = "100% \u2713";
+    OutboxEvent e =
+        OutboxEvent.builder("Order", mixed, "OrderPlaced")
+            .payload("{}")
+            .tenant(literal)
+            .header("x-check", check)
+            .header("x-literal", literal)
+            .header("x-mixed", mixed)
+            .header("x-plain", "Order 42/a-b_c")
+            .build();
+
+    assertThat(transport.send(first(e))).isEqualTo(SendResult.delivered());
+
+    HttpReceiver.Request r = receiver.requests().get(0);
+    assertThat(r.refusal()).isNull();
+    assertThat(List.of(r.header("x-check"), r.header("x-literal"), r.header("x-mixed")))
+        .containsExactly("%E2%9C%93", "%25E2%259C%2593", "100%25 %E2%9C%93");
+    assertThat(WebhookHeaders.decode(r.header("x-check"))).isEqualTo(check);
+    assertThat(WebhookHeaders.decode(r.header("x-literal"))).isEqualTo(literal);
+    assertThat(WebhookHeaders.decode(r.header("x-mixed"))).isEqualTo(mixed);
+    assertThat(WebhookHeaders.decode(r.header(WebhookHeaders.AGGREGATE_ID))).isEqualTo(mixed);
+    assertThat(WebhookHeaders.decode(r.header(WebhookHeaders.TENANT))).isEqualTo(literal);
+    // Printable ASCII without % is untouched on the wire, and decoding leaves it alone.
+    assertThat(r.header("x-plain")).isEqualTo("Order 42/a-b_c");
+    assertThat(WebhookHeaders.decode(r.header("x-plain"))).isEqualTo("Order 42/a-b_c");
+    assertThat(r.header(WebhookHeaders.EVENT_TYPE)).isEqualTo("OrderPlaced");
+  }
+
+  @Test
   void sends_binary_payloads_byte_for_byte_with_their_content_type() {
     byte[] bytes = {0, 1, 2, (byte) 0xff, (byte) 0xfe};
     OutboxEvent e =

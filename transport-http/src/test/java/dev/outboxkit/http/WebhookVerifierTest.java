@@ -245,6 +245,14 @@ class WebhookVerifierTest {
     assertThatThrownBy(() -> WebhookVerifier.builder().secret("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"))
         .isInstanceOf(OutboxConfigurationException.class)
         .hasMessageNotContaining("MfKQ9r8G");
+    assertThatThrownBy(() -> WebhookVerifier.of("whsec_YWJj"))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("key is 3 byte(s), Standard Webhooks asks for at least 24")
+        .hasMessageContaining("generateSecret()")
+        .hasMessageNotContaining("YWJj");
+    assertThatThrownBy(() -> WebhookVerifier.builder().secret(SECRET).secret("whsec_YWJj"))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("key is 3 byte(s)");
     assertThatThrownBy(() -> WebhookVerifier.builder().tolerance(Duration.ZERO))
         .isInstanceOf(OutboxConfigurationException.class);
   }

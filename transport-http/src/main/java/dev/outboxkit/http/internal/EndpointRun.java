@@ -19,6 +19,7 @@ final class EndpointRun {
   String refusal;
   String openReason;
   String resolveFailure;
+  String addressRefusal;
   String stopped;
   boolean gaveUp;
   boolean responsive;
@@ -68,6 +69,9 @@ final class EndpointRun {
     }
     if (resolveFailure != null) {
       return resolveFailure;
+    }
+    if (addressRefusal != null) {
+      return addressRefusal;
     }
     if (gaveUp) {
       return "endpoint "

@@ -8,4 +8,10 @@ final class EndpointState {
 
   /** The endpoint's refusal was logged (once per endpoint). */
   final AtomicBoolean refusalLogged = new AtomicBoolean();
+
+  /**
+   * The address check refuses the endpoint now, and that was logged: set by the first batch that
+   * meets the refusal, cleared by the first that passes, so each such outage is logged once.
+   */
+  final AtomicBoolean addressRefused = new AtomicBoolean();
 }

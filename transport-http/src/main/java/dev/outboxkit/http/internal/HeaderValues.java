@@ -1,5 +1,6 @@
 package dev.outboxkit.http.internal;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Set;
@@ -86,22 +87,24 @@ public final class HeaderValues {
   }
 
   /**
-   * Makes a value safe for an HTTP header. Plain values go unchanged; otherwise every character
+   * Makes a value safe for an HTTP header, reversibly ({@link #decode} undoes it). Every character
    * outside printable ASCII is percent-encoded as UTF-8 (RFC 3986 style), because HTTP header
-   * values have no reliable charset beyond ASCII and the JDK client refuses them.
+   * values have no reliable charset beyond ASCII and the JDK client refuses them; {@code %} itself
+   * becomes {@code %25}, so that a literal {@code %E2%9C%93} and an encoded {@code ✓} differ on the
+   * wire. Printable ASCII without {@code %} goes unchanged.
    *
    * @param value any text
    * @return the value, or its encoded form
    */
   public static String encode(String value) {
-    if (isPlain(value)) {
+    if (isPlain(value) && value.indexOf('%') < 0) {
       return value;
     }
     StringBuilder sb = new StringBuilder(value.length() + 16);
     for (int i = 0; i < value.length(); ) {
       int cp = value.codePointAt(i);
       int len = Character.charCount(cp);
-      if ((cp >= 0x20 && cp <= 0x7e) || cp == '\t') {
+      if (((cp >= 0x20 && cp <= 0x7e) || cp == '\t') && cp != '%') {
         sb.append((char) cp);
       } else {
         for (byte b : value.substring(i, i + len).getBytes(StandardCharsets.UTF_8)) {
@@ -111,5 +114,63 @@ public final class HeaderValues {
       i += len;
     }
     return sb.toString();
+  }
+
+  /**
+   * Undoes {@link #encode}: every {@code %XX} (two hex digits, any case) is a byte, and each run of
+   * such bytes is read as UTF-8. Lenient with what {@code encode} never makes, since a receiver may
+   * also see values from other senders: a {@code %} not followed by two hex digits stays as it is,
+   * and bytes that are not UTF-8 become U+FFFD.
+   *
+   * @param value a header value as received
+   * @return the original text
+   */
+  public static String decode(String value) {
+    int first = value.indexOf('%');
+    if (first < 0) {
+      return value;
+    }
+    StringBuilder sb = new StringBuilder(value.length());
+    sb.append(value, 0, first);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    int i = first;
+    while (i < value.length()) {
+      char c = value.charAt(i);
+      int hi = c == '%' ? hex(value, i + 1) : -1;
+      int lo = hi >= 0 ? hex(value, i + 2) : -1;
+      if (hi >= 0 && lo >= 0) {
+        bytes.write((hi << 4) | lo);
+        i += 3;
+        continue;
+      }
+      flush(bytes, sb);
+      sb.append(c);
+      i++;
+    }
+    flush(bytes, sb);
+    return sb.toString();
+  }
+
+  /** The value of an ASCII hex digit (Character.digit would also take other scripts' digits). */
+  private static int hex(String s, int at) {
+    if (at >= s.length()) {
+      return -1;
+    }
+    char c = s.charAt(at);
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'A' && c <= 'F') {
+      return c - 'A' + 10;
+    }
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+  }
+
+  private static void flush(ByteArrayOutputStream bytes, StringBuilder sb) {
+    if (bytes.size() > 0) {
+      // new String(byte[], UTF_8) replaces malformed input with U+FFFD; it never throws.
+      sb.append(new String(bytes.toByteArray(), StandardCharsets.UTF_8));
+      bytes.reset();
+    }
   }
 }

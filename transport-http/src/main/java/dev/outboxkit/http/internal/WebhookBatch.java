@@ -284,6 +284,25 @@ final class WebhookBatch {
         log.warn("[{}] Refusing webhook destination: {}", engine.name, verdict.refusal);
       }
     }
+    if (verdict.addressRefusal != null) {
+      // Not the events' fault: a configuration mistake, or a DNS answer that may change. Held as
+      // the endpoint's outage (the relay's growing pauses space the re-checks; no request is made,
+      // so the breaker stays out of it), and loud once per outage, since only an operator ends it.
+      run.addressRefusal = verdict.addressRefusal;
+      if (run.state.addressRefused.compareAndSet(false, true)) {
+        log.error(
+            "[{}] Webhook endpoint {} refused by the address check: {}. Its events are held,"
+                + " no attempt charged, and checked again each time the relay retries them",
+            engine.name,
+            run.display,
+            verdict.addressRefusal);
+      }
+    } else if (verdict.allowed() && run.state.addressRefused.compareAndSet(true, false)) {
+      log.info(
+          "[{}] Webhook endpoint {} passes the address check again; its held events are sent",
+          engine.name,
+          run.display);
+    }
   }
 
   /**

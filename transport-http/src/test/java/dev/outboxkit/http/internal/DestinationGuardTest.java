@@ -60,17 +60,42 @@ class DestinationGuardTest {
   void refuses_a_host_with_any_private_address_unless_allowed() {
     AddressResolver r = resolvesTo("93.184.216.34", "10.1.2.3");
 
-    assertThat(new DestinationGuard(r, false, false).check(HTTPS, "x").refusal)
+    DestinationGuard.Verdict v = new DestinationGuard(r, false, false).check(HTTPS, "x");
+    assertThat(v.addressRefusal)
         .startsWith("x resolves to private (site-local) address 10.1.2.3, refused");
-    assertThat(new DestinationGuard(r, false, true).check(HTTPS, "x").refusal).isNull();
+    assertThat(v.refusal).as("the endpoint's outage, not a rejection of its events").isNull();
+    assertThat(new DestinationGuard(r, false, true).check(HTTPS, "x").allowed()).isTrue();
   }
 
   @Test
   void refuses_cloud_metadata_addresses_always() {
     AddressResolver r = resolvesTo("169.254.169.254");
 
-    assertThat(new DestinationGuard(r, true, true).check(HTTPS, "x").refusal)
+    DestinationGuard.Verdict v = new DestinationGuard(r, true, true).check(HTTPS, "x");
+    assertThat(v.addressRefusal)
         .contains("cloud metadata address 169.254.169.254, which is always refused");
+    assertThat(v.refusal).isNull();
+  }
+
+  @Test
+  void knows_at_build_only_ip_literals_and_localhost() {
+    assertThat(DestinationGuard.refusalKnownAtBuild(URI.create("https://10.9.8.7/in"), false))
+        .startsWith("webhook endpoint https://10.9.8.7/in is on private (site-local) address");
+    assertThat(DestinationGuard.refusalKnownAtBuild(URI.create("https://[fe80::1]/in"), false))
+        .contains("link-local address fe80:0:0:0:0:0:0:1");
+    assertThat(DestinationGuard.refusalKnownAtBuild(URI.create("https://localhost./in"), false))
+        .contains("loopback (localhost)");
+    assertThat(DestinationGuard.refusalKnownAtBuild(URI.create("https://10.9.8.7/in"), true))
+        .isNull();
+    assertThat(DestinationGuard.refusalKnownAtBuild(URI.create("https://93.184.216.34/"), false))
+        .isNull();
+    assertThat(DestinationGuard.refusalKnownAtBuild(HTTPS, false)).as("a name").isNull();
+    // Legacy and out-of-range forms are not parsed here (no lookup either): send time judges them.
+    for (String host :
+        new String[] {"127.1", "0x7f.0.0.1", "010.0.0.1", "256.0.0.1", "1.2.3.4.5", "1..2.3"}) {
+      assertThat(DestinationGuard.ipLiteral(host)).as(host).isNull();
+    }
+    assertThat(DestinationGuard.ipLiteral("10.0.0.1").getHostAddress()).isEqualTo("10.0.0.1");
   }
 
   @Test

@@ -7,8 +7,43 @@ import org.junit.jupiter.api.Test;
 class HeaderValuesTest {
 
   @Test
-  void encode_leaves_printable_ascii_alone() {
-    assertThat(HeaderValues.encode("Order 42/a-b_c %20")).isEqualTo("Order 42/a-b_c %20");
+  void encode_leaves_printable_ascii_without_percent_alone() {
+    assertThat(HeaderValues.encode("Order 42/a-b_c ~!")).isEqualTo("Order 42/a-b_c ~!");
+  }
+
+  @Test
+  void encode_escapes_the_percent_sign_so_that_encoding_is_reversible() {
+    assertThat(HeaderValues.encode("Order 42/a-b_c %20")).isEqualTo("Order 42/a-b_c %2520");
+    assertThat(HeaderValues.encode("%E2%9C%93")).isEqualTo("%25E2%259C%2593");
+    assertThat(HeaderValues.encode("\u2713")).isEqualTo("%E2%9C%93");
+    assertThat(HeaderValues.encode("100% \u2713")).isEqualTo("100%25 %E2%9C%93");
+  }
+
+  @Test
+  void decode_undoes_encode() {
+    for (String v :
+        new String[] {
+          "",
+          "plain",
+          "%",
+          "%%",
+          "100%",
+          "%E2%9C%93",
+          "100% \u2713",
+          "a\u0001b\tc",
+          "\uD83D\uDE00 %zz"
+        }) {
+      assertThat(HeaderValues.decode(HeaderValues.encode(v))).as(v).isEqualTo(v);
+    }
+  }
+
+  @Test
+  void decode_keeps_what_is_not_an_escape_and_replaces_bytes_that_are_not_utf8() {
+    assertThat(HeaderValues.decode("100% sure %4")).isEqualTo("100% sure %4");
+    assertThat(HeaderValues.decode("%e2%9c%93")).isEqualTo("\u2713");
+    assertThat(HeaderValues.decode("x%FFy")).isEqualTo("x\uFFFDy");
+    // Only ASCII hex digits count: Character.digit would also take an Arabic-Indic three.
+    assertThat(HeaderValues.decode("%\u06634")).isEqualTo("%\u06634");
   }
 
   @Test
