@@ -85,6 +85,20 @@ class LoggingBindingTest {
         .anyMatch(l -> l.startsWith("[INFO] " + RELAY_LINE));
   }
 
+  /** Why the README tells applications on slf4j 2 to declare their slf4j-api 2.x themselves. */
+  @Test
+  void slf4j_2_provider_is_not_found_when_the_application_leaves_slf4j_api_at_1_7()
+      throws Exception {
+    Child child =
+        run(
+            "slf4j-simple-2-on-api-1.7",
+            List.of("slf4j-api", "slf4j-simple"),
+            List.of("-Dorg.slf4j.simpleLogger.logFile=System.out"));
+
+    assertThat(child.stdout).as(child.describe()).noneMatch(l -> l.contains("relay configured"));
+    assertThat(child.stderr).as(child.describe()).contains("no-operation (NOP)");
+  }
+
   private static Path write(String name, String text) throws IOException {
     Files.createDirectories(DIR);
     return Files.writeString(DIR.resolve(name), text, StandardCharsets.UTF_8);
