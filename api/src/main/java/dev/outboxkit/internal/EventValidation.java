@@ -13,10 +13,10 @@ import java.util.Locale;
  * <p>Every text field is stored in a text column and must come back unchanged from every supported
  * database, so text checks refuse what some database would change or refuse later, in the caller's
  * transaction: NUL (PostgreSQL refuses it and aborts the transaction, MariaDB stores it) and
- * unpaired surrogates (the drivers encode them as {@code ?}, so {@code "o-\uD800-1"} and {@code
- * "o-\uDC00-1"} would become the same aggregate). Lengths are counted in characters (code points),
- * as the columns count them, not in UTF-16 units. Values echoed in messages go through {@link
- * LogText}, so a refusal cannot forge a log line.
+ * unpaired surrogates (the drivers encode them as {@code ?}, so {@code o-}U+D800{@code -1} and
+ * {@code o-}U+DC00{@code -1} would become the same aggregate). Lengths are counted in characters
+ * (code points), as the columns count them, not in UTF-16 units. Values echoed in messages go
+ * through {@link LogText}, so a refusal cannot forge a log line.
  */
 public final class EventValidation {
   private static final String TOKEN_SYMBOLS = "!#$%&'*+-.^_`|~";
