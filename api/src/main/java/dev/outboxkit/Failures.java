@@ -1,5 +1,7 @@
 package dev.outboxkit;
 
+import dev.outboxkit.internal.LogText;
+
 /** Turns exceptions into short, log-safe failure reasons. */
 public final class Failures {
   /** Longest reason kept, in characters: {@value}. Longer ones are cut with an ellipsis. */
@@ -8,9 +10,10 @@ public final class Failures {
   private Failures() {}
 
   /**
-   * Describes a failure as {@code SimpleClassName: message} (the first line only, cut to {@link
-   * #MAX_REASON_LENGTH}), skipping wrappers that add nothing to their cause. Transports should pass
-   * exceptions through here rather than embedding payload text in reasons.
+   * Describes a failure as {@code SimpleClassName: message} (the first line only, with any other
+   * control character shown as an escape such as {@code \r}, cut to {@link #MAX_REASON_LENGTH}),
+   * skipping wrappers that add nothing to their cause. Transports should pass exceptions through
+   * here rather than embedding payload text in reasons.
    *
    * @param failure the exception
    * @return a one-line reason
@@ -26,7 +29,7 @@ public final class Failures {
     String text =
         message == null
             ? t.getClass().getSimpleName()
-            : t.getClass().getSimpleName() + ": " + firstLine(message);
+            : t.getClass().getSimpleName() + ": " + LogText.escape(firstLine(message));
     return truncate(text);
   }
 
@@ -37,9 +40,15 @@ public final class Failures {
    * @return the text, or its start followed by an ellipsis
    */
   public static String truncate(String text) {
-    return text.length() <= MAX_REASON_LENGTH
-        ? text
-        : text.substring(0, MAX_REASON_LENGTH - 1) + "\u2026";
+    if (text.length() <= MAX_REASON_LENGTH) {
+      return text;
+    }
+    int end = MAX_REASON_LENGTH - 1;
+    // Never split a character outside the BMP: its lone half would be stored as '?'.
+    if (Character.isHighSurrogate(text.charAt(end - 1))) {
+      end--;
+    }
+    return text.substring(0, end) + "\u2026";
   }
 
   private static String firstLine(String message) {

@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -36,8 +35,33 @@ public final class OutboxEvent {
   /** Content type of a payload given as text: {@value}. */
   public static final String JSON = "application/json";
 
-  /** Longest accepted value of any identifier-like field (types, ids, destination): {@value}. */
+  /**
+   * Longest accepted value of any identifier-like field (types, ids, destination, tenant, content
+   * type), in characters (Unicode code points, as the columns count them; an emoji is one):
+   * {@value}.
+   */
   public static final int MAX_FIELD_LENGTH = 255;
+
+  /**
+   * Earliest accepted {@link #occurredAt()} or {@link #expiresAt()}: {@code 1000-01-01T00:00:00Z},
+   * the start of the range of MySQL's and MariaDB's {@code DATETIME}, the narrowest column among
+   * the supported databases.
+   */
+  public static final Instant EARLIEST_INSTANT = Instant.parse("1000-01-01T00:00:00Z");
+
+  /**
+   * Latest accepted {@link #occurredAt()} or {@link #expiresAt()}: {@code
+   * 9999-12-31T23:59:59.999999Z}, the end of the range of MySQL's and MariaDB's {@code DATETIME}.
+   */
+  public static final Instant LATEST_INSTANT = Instant.parse("9999-12-31T23:59:59.999999Z");
+
+  /**
+   * Longest accepted {@link #delay()}: 36,500 days (about 100 years). The database adds the delay
+   * to its own time, and the sum must stay below {@link #LATEST_INSTANT} on every database for as
+   * long as this library is in use; within this limit PostgreSQL's interval arithmetic is also
+   * exact to the microsecond.
+   */
+  public static final Duration MAX_DELAY = Duration.ofDays(36_500);
 
   private final UUID id;
   private final String aggregateType;
@@ -54,6 +78,11 @@ public final class OutboxEvent {
   private final Instant expiresAt;
 
   private OutboxEvent(Builder b) {
+    // The default occurredAt is checked before the clock also makes the id.
+    this.occurredAt =
+        b.occurredAt != null
+            ? b.occurredAt
+            : EventValidation.instant("occurredAt", b.clock.instant());
     this.id = b.id != null ? b.id : TimeOrderedUuid.next(b.clock);
     this.aggregateType = b.aggregateType;
     this.aggregateId = b.aggregateId;
@@ -64,10 +93,8 @@ public final class OutboxEvent {
     this.payload = b.payload;
     this.contentType = b.contentType;
     this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(b.headers));
-    this.occurredAt =
-        (b.occurredAt != null ? b.occurredAt : b.clock.instant()).truncatedTo(ChronoUnit.MICROS);
     this.delay = b.delay;
-    this.expiresAt = b.expiresAt == null ? null : b.expiresAt.truncatedTo(ChronoUnit.MICROS);
+    this.expiresAt = b.expiresAt;
   }
 
   /**
@@ -267,12 +294,15 @@ public final class OutboxEvent {
      * Sets a binary payload.
      *
      * @param bytes the payload, copied; may be empty but not null
-     * @param contentType its media type, e.g. {@code "application/avro"}
+     * @param contentType its media type, e.g. {@code "application/avro"} or {@code "text/plain;
+     *     charset=utf-8"}: printable ASCII, as an HTTP header carries it
      * @return this builder
+     * @throws InvalidEventException if the content type holds a line break, another control
+     *     character or a character outside ASCII
      */
     public Builder payload(byte[] bytes, String contentType) {
       this.payload = EventValidation.required("payload", bytes).clone();
-      this.contentType = EventValidation.name("contentType", contentType);
+      this.contentType = EventValidation.contentType(contentType);
       return this;
     }
 
@@ -280,7 +310,7 @@ public final class OutboxEvent {
      * Adds a header, delivered as a broker header (Kafka header, JMS property, HTTP header).
      *
      * @param name an HTTP token: letters, digits and {@code !#$%&'*+-.^_`|~}
-     * @param value any text without line breaks or NUL
+     * @param value any text without line breaks, NUL or unpaired surrogates
      * @return this builder
      */
     public Builder header(String name, String value) {
@@ -341,11 +371,13 @@ public final class OutboxEvent {
     /**
      * Sets when the event happened, e.g. when the business fact predates the append.
      *
-     * @param occurredAt the instant; defaults to the clock's now
+     * @param occurredAt the instant, from {@link OutboxEvent#EARLIEST_INSTANT} to {@link
+     *     OutboxEvent#LATEST_INSTANT}; defaults to the clock's now
      * @return this builder
+     * @throws InvalidEventException if it lies outside that range
      */
     public Builder occurredAt(Instant occurredAt) {
-      this.occurredAt = EventValidation.required("occurredAt", occurredAt);
+      this.occurredAt = EventValidation.instant("occurredAt", occurredAt);
       return this;
     }
 
@@ -365,15 +397,12 @@ public final class OutboxEvent {
      * Holds the event back for this long after the appending transaction's database time, e.g. for
      * a reminder; zero (the default) delivers at once.
      *
-     * @param delay the delay, not negative
+     * @param delay the delay, from zero to {@link OutboxEvent#MAX_DELAY}
      * @return this builder
+     * @throws InvalidEventException if it is negative or longer than {@link OutboxEvent#MAX_DELAY}
      */
     public Builder delay(Duration delay) {
-      EventValidation.required("delay", delay);
-      if (delay.isNegative()) {
-        throw new InvalidEventException("delay", "delay must not be negative, was " + delay);
-      }
-      this.delay = delay;
+      this.delay = EventValidation.delay(delay);
       return this;
     }
 
@@ -381,11 +410,13 @@ public final class OutboxEvent {
      * Gives up on the event after this instant: it becomes EXPIRED instead of being sent, for
      * events that are worthless late (a one-time code, a price quote).
      *
-     * @param expiresAt the instant
+     * @param expiresAt the instant, from {@link OutboxEvent#EARLIEST_INSTANT} to {@link
+     *     OutboxEvent#LATEST_INSTANT}
      * @return this builder
+     * @throws InvalidEventException if it lies outside that range
      */
     public Builder expiresAt(Instant expiresAt) {
-      this.expiresAt = EventValidation.required("expiresAt", expiresAt);
+      this.expiresAt = EventValidation.instant("expiresAt", expiresAt);
       return this;
     }
 
@@ -393,7 +424,9 @@ public final class OutboxEvent {
      * Builds the event.
      *
      * @return the immutable event
-     * @throws InvalidEventException if no payload was set
+     * @throws InvalidEventException if no payload was set, or the clock's now (the default {@link
+     *     #occurredAt}) lies outside {@link OutboxEvent#EARLIEST_INSTANT} to {@link
+     *     OutboxEvent#LATEST_INSTANT}
      */
     public OutboxEvent build() {
       if (payload == null) {

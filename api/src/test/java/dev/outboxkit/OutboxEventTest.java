@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -140,6 +141,140 @@ class OutboxEventTest {
         order().payload("{\"card\":\"SECRET-PAN\"}").header("auth", "SECRET-TOKEN").build();
 
     assertThat(e.toString()).doesNotContain("SECRET").contains("Order/42", "OrderPlaced");
+  }
+
+  // ------------------------------------------------------------------ text that survives storage
+
+  /** One character outside the Basic Multilingual Plane: two UTF-16 units. */
+  private static final String ROCKET = "\uD83D\uDE80";
+
+  @Test
+  void lengths_are_counted_in_characters_not_utf16_units() {
+    String limit = ROCKET.repeat(OutboxEvent.MAX_FIELD_LENGTH);
+    OutboxEvent e =
+        OutboxEvent.builder(limit, limit, limit).destination(limit).payload("{}").build();
+
+    assertThat(e.aggregateId()).isEqualTo(limit);
+    assertThat(e.aggregateId().codePointCount(0, e.aggregateId().length())).isEqualTo(255);
+    assertThat(
+            OutboxEvent.builder("A", ROCKET.repeat(200), "T").payload("{}").build().aggregateId())
+        .isEqualTo(ROCKET.repeat(200));
+    assertInvalid(
+        () -> OutboxEvent.builder("A", ROCKET.repeat(256), "T"),
+        "aggregateId",
+        "is 256 characters long; the limit is 255");
+  }
+
+  @Test
+  void nul_is_refused_in_every_text_field_naming_the_field() {
+    String nul = "a\u0000b";
+    assertInvalid(() -> OutboxEvent.builder(nul, "1", "T"), "aggregateType", "NUL (U+0000)");
+    assertInvalid(() -> OutboxEvent.builder("A", nul, "T"), "aggregateId", "NUL (U+0000)");
+    assertInvalid(() -> OutboxEvent.builder("A", "1", nul), "eventType", "NUL (U+0000)");
+    assertInvalid(() -> order().destination(nul), "destination", "NUL (U+0000) at index 1");
+    assertInvalid(() -> order().tenant(nul), "tenant", "NUL (U+0000)");
+    assertInvalid(() -> order().payload(new byte[0], "text/plain" + nul), "contentType", "NUL");
+    assertInvalid(() -> order().header(nul, "v"), "headers", "NUL (U+0000)");
+    assertInvalid(() -> order().header("x", nul), "headers", "NUL");
+  }
+
+  @Test
+  void unpaired_surrogates_are_refused_so_two_ids_cannot_become_one() {
+    // Stored, both would read back as "o-?-1".
+    assertInvalid(
+        () -> OutboxEvent.builder("Order", "o-\uD800-1", "T"),
+        "aggregateId",
+        "unpaired surrogate (U+D800) at index 2");
+    assertInvalid(() -> OutboxEvent.builder("Order", "o-\uDC00-1", "T"), "aggregateId", "(U+DC00)");
+    assertInvalid(() -> OutboxEvent.builder("\uD83D", "1", "T"), "aggregateType", "surrogate");
+    assertInvalid(
+        () -> OutboxEvent.builder("A", "1", "T\uDE80" + ROCKET), "eventType", "surrogate");
+    assertInvalid(() -> order().destination("q\uD800"), "destination", "surrogate");
+    assertInvalid(() -> order().tenant("\uDFFFt"), "tenant", "surrogate");
+    assertInvalid(
+        () -> order().header("x", "v\uD800"), "headers", "header 'x' contains an unpaired");
+    assertThat(order().header("x", ROCKET).payload("{}").build().headers())
+        .containsEntry("x", ROCKET);
+  }
+
+  @Test
+  void content_type_must_be_printable_ascii_but_may_carry_parameters() {
+    assertInvalid(
+        () -> order().payload(new byte[0], "application/json\r\nX-Injected: 1"),
+        "contentType",
+        "outside printable ASCII at index 16");
+    assertInvalid(
+        () -> order().payload(new byte[0], "text/plain; note=\u00e9"), "contentType", "ASCII");
+    assertInvalid(() -> order().payload(new byte[0], "text/plain;\tq=1"), "contentType", "ASCII");
+    assertInvalid(() -> order().payload(new byte[0], "text/plain\u007f"), "contentType", "ASCII");
+
+    for (String ok :
+        List.of(
+            "application/json; charset=utf-8",
+            "text/plain;charset=UTF-8",
+            "multipart/form-data; boundary=\"a b\"",
+            "application/vnd.example+json; version=2",
+            OutboxEvent.JSON)) {
+      assertThat(order().payload(new byte[0], ok).build().contentType()).isEqualTo(ok);
+    }
+  }
+
+  @Test
+  void refusals_echo_no_line_break_of_the_value() {
+    assertThatThrownBy(() -> order().header("x\r\n[main] INFO forged", "v"))
+        .isInstanceOf(InvalidEventException.class)
+        .hasMessageContaining("header name 'x\\r\\n[main] INFO forged' is not a token")
+        .satisfies(ex -> assertThat(ex.getMessage()).doesNotContain("\r", "\n"));
+    assertThatThrownBy(() -> order().payload(new byte[0], "a/b\nforged"))
+        .satisfies(ex -> assertThat(ex.getMessage()).doesNotContain("\n").contains("a/b\\nforged"));
+  }
+
+  // ------------------------------------------------------------------------------- time limits
+
+  @Test
+  void a_delay_no_database_can_add_is_refused_naming_the_limit() {
+    for (Duration forever :
+        List.of(
+            ChronoUnit.FOREVER.getDuration(),
+            Duration.ofSeconds(Long.MAX_VALUE),
+            ChronoUnit.MILLENNIA.getDuration().multipliedBy(10),
+            Duration.ofDays(36_501))) {
+      assertInvalid(() -> order().delay(forever), "delay", "the limit is OutboxEvent.MAX_DELAY");
+    }
+    assertThat(order().delay(OutboxEvent.MAX_DELAY).payload("{}").build().delay())
+        .isEqualTo(Duration.ofDays(36_500));
+  }
+
+  @Test
+  void instants_outside_what_every_database_stores_are_refused_naming_the_field() {
+    for (Instant outside :
+        List.of(
+            Instant.MAX,
+            Instant.MIN,
+            Instant.parse("+10000-01-01T00:00:00Z"),
+            Instant.parse("0999-12-31T23:59:59.999999Z"))) {
+      assertInvalid(() -> order().expiresAt(outside), "expiresAt", "OutboxEvent.LATEST_INSTANT");
+      assertInvalid(
+          () -> order().occurredAt(outside), "occurredAt", "OutboxEvent.EARLIEST_INSTANT");
+    }
+    assertInvalid(
+        () ->
+            order()
+                .payload("{}")
+                .clock(Clock.fixed(Instant.parse("+10000-01-01T00:00:00Z"), ZoneOffset.UTC))
+                .build(),
+        "occurredAt",
+        "9999-12-31T23:59:59.999999Z");
+
+    OutboxEvent latest =
+        order()
+            .occurredAt(Instant.parse("1000-01-01T00:00:00Z"))
+            // Nanoseconds beyond the stored microseconds do not push it over the limit.
+            .expiresAt(Instant.parse("9999-12-31T23:59:59.999999999Z"))
+            .payload("{}")
+            .build();
+    assertThat(latest.occurredAt()).isEqualTo(OutboxEvent.EARLIEST_INSTANT);
+    assertThat(latest.expiresAt()).contains(OutboxEvent.LATEST_INSTANT);
   }
 
   private static void assertInvalid(Runnable action, String field, String messagePart) {

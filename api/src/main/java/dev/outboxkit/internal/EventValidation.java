@@ -2,8 +2,22 @@ package dev.outboxkit.internal;
 
 import dev.outboxkit.InvalidEventException;
 import dev.outboxkit.OutboxEvent;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Locale;
 
-/** Field checks for {@link OutboxEvent.Builder}; each failure names the field and the fix. */
+/**
+ * Field checks for {@link OutboxEvent.Builder}; each failure names the field and the fix.
+ *
+ * <p>Every text field is stored in a text column and must come back unchanged from every supported
+ * database, so text checks refuse what some database would change or refuse later, in the caller's
+ * transaction: NUL (PostgreSQL refuses it and aborts the transaction, MariaDB stores it) and
+ * unpaired surrogates (the drivers encode them as {@code ?}, so {@code o-}U+D800{@code -1} and
+ * {@code o-}U+DC00{@code -1} would become the same aggregate). Lengths are counted in characters
+ * (code points), as the columns count them, not in UTF-16 units. Values echoed in messages go
+ * through {@link LogText}, so a refusal cannot forge a log line.
+ */
 public final class EventValidation {
   private static final String TOKEN_SYMBOLS = "!#$%&'*+-.^_`|~";
 
@@ -17,27 +31,61 @@ public final class EventValidation {
     return value;
   }
 
-  /** Rejects null, blank and over-long identifier-like values. */
+  /** Rejects null, blank, over-long and unstorable identifier-like values. */
   public static String name(String field, String value) {
-    required(field, value);
-    if (value.isBlank()) {
-      throw new InvalidEventException(field, field + " must not be blank");
+    return name(field, field, value);
+  }
+
+  /**
+   * As {@link #name(String, String)}, for a value that is part of a field (a header name in {@code
+   * headers}): the message names {@code what}, the exception {@code field}.
+   */
+  private static String name(String field, String what, String value) {
+    if (value == null) {
+      throw new InvalidEventException(field, what + " must not be null");
     }
-    if (value.length() > OutboxEvent.MAX_FIELD_LENGTH) {
+    if (value.isBlank()) {
+      throw new InvalidEventException(field, what + " must not be blank");
+    }
+    storable(field, what, value);
+    int characters = value.codePointCount(0, value.length());
+    if (characters > OutboxEvent.MAX_FIELD_LENGTH) {
       throw new InvalidEventException(
           field,
-          field
+          what
               + " is "
-              + value.length()
+              + characters
               + " characters long; the limit is "
               + OutboxEvent.MAX_FIELD_LENGTH);
     }
     return value;
   }
 
+  /**
+   * Accepts a media type as HTTP carries it in a header: printable ASCII only, so every transport
+   * can deliver it (a line break would split a header, other characters have no charset there).
+   */
+  public static String contentType(String value) {
+    name("contentType", value);
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < 0x20 || c > 0x7e) {
+        throw new InvalidEventException(
+            "contentType",
+            "contentType '"
+                + LogText.escape(value)
+                + "' has a character outside printable ASCII at index "
+                + i
+                + ": a media type such as \"application/json; charset=utf-8\" is plain ASCII"
+                + " without line breaks or other control characters");
+      }
+    }
+    return value;
+  }
+
   /** Accepts HTTP tokens (RFC 9110), so the name is legal as a header on every transport. */
   public static String headerName(String name) {
-    name("header name", name);
+    name("headers", "header name", name);
     for (int i = 0; i < name.length(); i++) {
       char c = name.charAt(i);
       boolean ok =
@@ -49,7 +97,7 @@ public final class EventValidation {
         throw new InvalidEventException(
             "headers",
             "header name '"
-                + name
+                + LogText.escape(name)
                 + "' is not a token: use letters, digits and "
                 + TOKEN_SYMBOLS
                 + " only");
@@ -58,19 +106,101 @@ public final class EventValidation {
     return name;
   }
 
-  /** Rejects values that could split a header (CR, LF) or truncate it (NUL). */
+  /**
+   * Rejects values that could split a header (CR, LF), truncate it or fail to store (NUL), or not
+   * survive storage (an unpaired surrogate).
+   */
   public static String headerValue(String name, String value) {
+    String shown = LogText.escape(name);
     if (value == null) {
-      throw new InvalidEventException("headers", "header '" + name + "' has a null value");
+      throw new InvalidEventException("headers", "header '" + shown + "' has a null value");
     }
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (c == '\r' || c == '\n' || c == '\0') {
         throw new InvalidEventException(
             "headers",
-            "header '" + name + "' contains a line break or NUL; encode the value first");
+            "header '" + shown + "' contains a line break or NUL; encode the value first");
       }
     }
+    storable("headers", "header '" + shown + "'", value);
     return value;
+  }
+
+  /**
+   * Rejects a delay longer than {@link OutboxEvent#MAX_DELAY}: the database adds it to its own
+   * time, and the sum must stay within the columns' range on every database.
+   */
+  public static Duration delay(Duration delay) {
+    required("delay", delay);
+    if (delay.isNegative()) {
+      throw new InvalidEventException("delay", "delay must not be negative, was " + delay);
+    }
+    if (delay.compareTo(OutboxEvent.MAX_DELAY) > 0) {
+      throw new InvalidEventException(
+          "delay",
+          "delay is "
+              + delay
+              + "; the limit is OutboxEvent.MAX_DELAY, "
+              + OutboxEvent.MAX_DELAY.toDays()
+              + " days (about 100 years). An event that should never be sent is not appended");
+    }
+    return delay;
+  }
+
+  /**
+   * Rejects an instant outside {@link OutboxEvent#EARLIEST_INSTANT} to {@link
+   * OutboxEvent#LATEST_INSTANT}, the range every supported database stores; compared at the
+   * microsecond precision it is stored with.
+   */
+  public static Instant instant(String field, Instant value) {
+    required(field, value);
+    Instant stored = value.truncatedTo(ChronoUnit.MICROS);
+    if (stored.isBefore(OutboxEvent.EARLIEST_INSTANT)
+        || stored.isAfter(OutboxEvent.LATEST_INSTANT)) {
+      throw new InvalidEventException(
+          field,
+          field
+              + " is "
+              + value
+              + "; it must lie between OutboxEvent.EARLIEST_INSTANT ("
+              + OutboxEvent.EARLIEST_INSTANT
+              + ") and OutboxEvent.LATEST_INSTANT ("
+              + OutboxEvent.LATEST_INSTANT
+              + "), the range every supported database stores");
+    }
+    return stored;
+  }
+
+  /** Rejects NUL and unpaired surrogates, which no database stores unchanged. */
+  private static void storable(String field, String what, String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == '\0') {
+        throw new InvalidEventException(
+            field,
+            what
+                + " contains NUL (U+0000) at index "
+                + i
+                + ", which the databases refuse or keep differently; remove or encode it");
+      }
+      if (Character.isSurrogate(c)) {
+        if (Character.isHighSurrogate(c)
+            && i + 1 < value.length()
+            && Character.isLowSurrogate(value.charAt(i + 1))) {
+          i++; // a well-formed pair: one character outside the BMP
+          continue;
+        }
+        throw new InvalidEventException(
+            field,
+            what
+                + " contains an unpaired surrogate (U+"
+                + Integer.toHexString(c).toUpperCase(Locale.ROOT)
+                + ") at index "
+                + i
+                + ", which is stored as '?', so different values would become one; pass"
+                + " well-formed text");
+      }
+    }
   }
 }

@@ -3,7 +3,9 @@ package dev.outboxkit.jdbc;
 /**
  * The slf4j {@link org.slf4j.MDC} keys a relay sets while it works on one event, so log lines of
  * the relay, of the transport and of a {@link RelayListener} can be tied to the event. Values are
- * identifiers only, never payloads or header values.
+ * identifiers only, never payloads or header values. Line breaks and other control characters in
+ * them (possible in rows written by other tools) appear as visible escapes such as {@code \n}, so a
+ * value printed by a pattern layout cannot start a line of its own.
  *
  * <p>When they are set, on the thread doing the work:
  *

@@ -1,12 +1,14 @@
 package dev.outboxkit.jdbc.internal;
 
 import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.internal.LogText;
 import dev.outboxkit.jdbc.OutboxMdc;
 import org.slf4j.MDC;
 
 /**
- * Puts one event's identifiers into the MDC (keys of {@link OutboxMdc}) until closed, then puts
- * back what was there before, so scopes nest and a pooled thread is left as it was found.
+ * Puts one event's identifiers into the MDC (keys of {@link OutboxMdc}; text escaped by {@link
+ * LogText}) until closed, then puts back what was there before, so scopes nest and a pooled thread
+ * is left as it was found.
  */
 final class EventMdc implements AutoCloseable {
   private static final String[] KEYS = {
@@ -16,8 +18,13 @@ final class EventMdc implements AutoCloseable {
   private final String[] previous = new String[KEYS.length];
 
   private EventMdc(OutboxEvent event) {
+    // Escaped: a pattern layout prints MDC values raw, and a row written by another tool may hold
+    // line breaks. Ordinary values are unchanged.
     String[] values = {
-      event.id().toString(), event.aggregateType(), event.aggregateId(), event.eventType()
+      event.id().toString(),
+      LogText.escape(event.aggregateType()),
+      LogText.escape(event.aggregateId()),
+      LogText.escape(event.eventType())
     };
     for (int i = 0; i < KEYS.length; i++) {
       previous[i] = MDC.get(KEYS[i]);

@@ -6,8 +6,18 @@ import java.time.Duration;
 public final class Micros {
   private Micros() {}
 
-  /** The duration in microseconds, truncated. */
+  /**
+   * The duration in microseconds, truncated.
+   *
+   * @throws IllegalArgumentException if it does not fit a long (about 292,000 years): a wrapped
+   *     value would turn a "forever" delay into a negative one and send the event at once
+   */
   public static long of(Duration d) {
-    return d.getSeconds() * 1_000_000L + d.getNano() / 1_000;
+    try {
+      return Math.addExact(Math.multiplyExact(d.getSeconds(), 1_000_000L), d.getNano() / 1_000);
+    } catch (ArithmeticException e) {
+      throw new IllegalArgumentException(
+          d + " is too long to count in microseconds (the limit is about 292,000 years)", e);
+    }
   }
 }

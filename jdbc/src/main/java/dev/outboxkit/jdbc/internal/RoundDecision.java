@@ -3,6 +3,7 @@ package dev.outboxkit.jdbc.internal;
 import dev.outboxkit.Failures;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.SendResult;
+import dev.outboxkit.internal.LogText;
 import dev.outboxkit.jdbc.RelayListener;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -161,11 +162,12 @@ final class RoundDecision {
       if (guardOrder && round.stopped.contains(c.aggregate())) {
         round.acks.add(Ack.release(c.seq()));
       } else if (c.unreadable() != null) {
+        // The reason can quote the row's text (a header name), written by any tool: escaped.
         log.error(
             "[{}] row seq={} cannot be read and is quarantined: {}",
             settings.name,
             c.seq(),
-            c.unreadable());
+            LogText.escape(c.unreadable()));
         round.acks.add(Ack.dead(c.seq(), Failures.truncate(c.unreadable())));
         round.stopped.add(c.aggregate());
       } else if (c.expired()) {
@@ -326,7 +328,9 @@ final class RoundDecision {
             () ->
                 conduct.brokeOrder(
                     c.event().id().toString(),
-                    c.event().aggregateType() + "/" + c.event().aggregateId()))
+                    LogText.escape(c.event().aggregateType())
+                        + "/"
+                        + LogText.escape(c.event().aggregateId())))
         .run();
   }
 
@@ -394,11 +398,11 @@ final class RoundDecision {
                       "[{}] event {} ({}/{}) attempt {} failed, retry in {} ms: {}",
                       settings.name,
                       c.event().id(),
-                      c.event().aggregateType(),
-                      c.event().aggregateId(),
+                      LogText.escape(c.event().aggregateType()),
+                      LogText.escape(c.event().aggregateId()),
                       c.attempt(),
                       delay.toMillis(),
-                      reason))
+                      LogText.escape(reason)))
           .run();
     }
     return Ack.retry(c.seq(), Micros.of(delay), reason, true);
@@ -414,6 +418,8 @@ final class RoundDecision {
 
   private Ack dead(ClaimedEvent c, String reason, List<Runnable> notices) {
     String recorded = Failures.truncate(reason);
+    // Identity fields can come from a row written by another tool, the reason from a transport:
+    // escaped, so neither can start a line of its own.
     EventMdc.around(
             c.event(),
             () ->
@@ -421,11 +427,11 @@ final class RoundDecision {
                     "[{}] event {} ({}/{}, type {}) quarantined as DEAD after attempt {}: {}",
                     settings.name,
                     c.event().id(),
-                    c.event().aggregateType(),
-                    c.event().aggregateId(),
-                    c.event().eventType(),
+                    LogText.escape(c.event().aggregateType()),
+                    LogText.escape(c.event().aggregateId()),
+                    LogText.escape(c.event().eventType()),
                     c.attempt(),
-                    recorded))
+                    LogText.escape(recorded)))
         .run();
     notices.add(EventMdc.around(c.event(), () -> listener.dead(c.event(), c.attempt(), recorded)));
     return Ack.dead(c.seq(), recorded);

@@ -1,0 +1,10 @@
+package dev.outboxkit.jdbc;
+
+import dev.outboxkit.testkit.Flavor;
+
+class PostgresEventFieldsTest extends EventFieldsContractTest {
+  @Override
+  protected Flavor flavor() {
+    return Flavor.POSTGRES;
+  }
+}
