@@ -304,12 +304,14 @@ public final class OutboxAdmin {
   }
 
   /**
-   * A statement the database refused (SQL state class 42): a missing table or a wrong dialect is
-   * said as such, with what to do, asking a fresh connection's metadata.
+   * A missing table or a wrong dialect is said as such, with what to do, asking a fresh
+   * connection's metadata: for every failure when a dialect was named (a vendor's statement fails
+   * on another database in any SQL state), else for a statement the database refused (SQL state
+   * class 42).
    */
   private SQLException explain(SQLException e) {
     String state = e.getSQLState();
-    if (state == null || !state.startsWith("42")) {
+    if (named == null && (state == null || !state.startsWith("42"))) {
       return e;
     }
     try (Connection c = ds.getConnection()) {

@@ -360,12 +360,13 @@ public final class OutboxRelay implements AutoCloseable {
 
   /**
    * What a database failure of the loop means: for a statement the database refused (SQL state
-   * class 42: a missing table or column, a wrong dialect), the start-up check's answer, which names
-   * the statements to run; otherwise the driver's message.
+   * class 42: a missing table or column), or any failure when a dialect was named (a vendor's
+   * statement fails on another database in any state), the start-up check's answer, which names the
+   * statements to run; otherwise the driver's message.
    */
   private String diagnose(SQLException e) {
     String state = e.getSQLState();
-    if (state != null && state.startsWith("42")) {
+    if (namedDialect != null || state != null && state.startsWith("42")) {
       try (Connection c = dataSource.getConnection()) {
         TableCheck.verify(c, namedDialect, tableName);
       } catch (SQLException | RuntimeException check) {

@@ -440,10 +440,6 @@ final class WebhookBatch {
   /** Builds, signs, sends and classifies one message; runs outside the monitor. */
   private RequestOutcome sendOne(EndpointRun run, int i) {
     OutboxMessage message = messages.get(i);
-    String refusal = WebhookRequests.refusal(message.event());
-    if (refusal != null) {
-      return RequestOutcome.notSent(SendResult.reject(refusal));
-    }
     HttpRequest request;
     try {
       request = engine.requests.build(endpointOf[i], run.url, message);

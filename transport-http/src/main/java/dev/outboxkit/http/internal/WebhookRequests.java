@@ -44,16 +44,6 @@ public final class WebhookRequests {
   }
 
   /**
-   * Why the event cannot be sent as an HTTP request at all, or null if it can: its content type
-   * must be printable ASCII to be a header.
-   */
-  public static String refusal(OutboxEvent e) {
-    return HeaderValues.isPlain(e.contentType())
-        ? null
-        : "event content type is not printable ASCII and cannot be sent as an HTTP header";
-  }
-
-  /**
    * The request, signed now.
    *
    * @throws IllegalArgumentException if a header cannot be carried by HTTP (the JDK's message
