@@ -285,6 +285,7 @@ public final class KafkaTransport implements Transport {
   @Override
   public void close() {
     if (gate.close()) {
+      sender.close();
       producer.close(closeTimeout);
       log.info("[{}] Kafka transport closed", name);
     }

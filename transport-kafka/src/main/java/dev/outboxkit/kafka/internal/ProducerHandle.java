@@ -74,6 +74,22 @@ public final class ProducerHandle {
     return settings != null && settings.transactional();
   }
 
+  /**
+   * Settings for an Admin client of the same cluster, to learn topics' size limits with; null for a
+   * borrowed producer, whose settings the transport does not know.
+   */
+  public Map<String, Object> adminConfig() {
+    return settings == null ? null : settings.adminConfig();
+  }
+
+  /**
+   * True when the producer may compress its batches: an owned one with a {@code compression.type},
+   * and a borrowed one, whose settings the transport does not know.
+   */
+  public boolean mayCompress() {
+    return settings == null || settings.compresses();
+  }
+
   /** Calls {@code initTransactions} once per producer instance. Call under the transaction lock. */
   public void ensureTransactionsInitialized(Producer<String, byte[]> p) {
     if (transactionsInitializedFor != p) {
