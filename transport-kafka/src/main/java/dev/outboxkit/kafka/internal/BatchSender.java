@@ -449,14 +449,15 @@ public final class BatchSender {
     /** The reason of a record refused before sending because the topic would refuse it. */
     private String tooLarge(int i, TopicLimits.Limit limit) {
       return Failures.truncate(
-          "too large for topic "
+          // Named as Kafka's own refusal would be, so alerts that match it keep working.
+          "too large for Kafka (RecordTooLargeException, found before sending): topic "
               + topics[i]
-              + ": the record takes "
-              + sizes[i]
-              + " bytes (key, value, headers and batch overhead), the topic accepts at most "
+              + " accepts at most "
               + limit.maxMessageBytes
-              + " (max.message.bytes); shrink the event or raise the topic's max.message.bytes,"
-              + " then replay it");
+              + " bytes (max.message.bytes) and the record takes "
+              + sizes[i]
+              + " (key, value, headers and batch overhead); shrink the event or raise the topic's"
+              + " max.message.bytes, then replay it");
     }
 
     /**
