@@ -96,7 +96,7 @@ class KafkaRefusedRecordOrderTest {
             Status.DELIVERED, Status.REJECT, Status.DELIVERED, Status.RETRY, Status.DELIVERED);
     assertThat(results.get(1).reason().orElseThrow())
         .contains("RecordTooLargeException")
-        .contains("accepts at most 65536 (max.message.bytes)");
+        .contains("accepts at most 65536 bytes (max.message.bytes)");
     assertThat(results.get(3).reason().orElseThrow()).contains(b1.id().toString());
     assertThat(ids(topic)).containsExactlyInAnyOrder(a1.id(), a2.id(), c1.id());
     assertThat(ids(topic).indexOf(a1.id())).isLessThan(ids(topic).indexOf(a2.id()));

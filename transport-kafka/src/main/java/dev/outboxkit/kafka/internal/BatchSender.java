@@ -73,6 +73,7 @@ public final class BatchSender {
   private final RefusedTopics refusedTopics = new RefusedTopics(System::nanoTime);
   private final TopicLimits limits;
   private final boolean producerMayCompress;
+  private final long maxRequestSize;
 
   /** The longest a batch waits for a topic's size limit the first time it meets the topic. */
   static final Duration FIRST_LIMIT_WAIT = Duration.ofSeconds(5);
@@ -94,6 +95,7 @@ public final class BatchSender {
     this.sendTimeout = sendTimeout;
     this.limits = new TopicLimits(name, handle.adminConfig(), System::nanoTime);
     this.producerMayCompress = handle.mayCompress();
+    this.maxRequestSize = handle.maxRequestSize();
     if (handle.adminConfig() == null) {
       log.info(
           "[{}] borrowed producer: topics' size limits are not read, so an aggregate's next event"
@@ -327,7 +329,12 @@ public final class BatchSender {
           limits.get(
               topics[i],
               Math.min(FIRST_LIMIT_WAIT.toNanos(), deadlineNanos - System.nanoTime()));
-      if (limit.known() && sizes[i] > limit.maxMessageBytes && !producerMayCompress) {
+      if (limit.known()
+          && sizes[i] > limit.maxMessageBytes
+          && !producerMayCompress
+          && sizes[i] <= maxRequestSize) {
+        // (Above max.request.size the producer refuses it itself inside send, before anything
+        // leaves, and names that setting; in a transaction its refusal aborts the batch.)
         // The broker checks the batch as it arrives, uncompressed: it would refuse this one, and
         // the producer would go on writing the aggregate's later records after it.
         decide(i, aggregate, SendResult.reject(tooLarge(i, limit)));
@@ -442,7 +449,7 @@ public final class BatchSender {
               + " bytes uncompressed with its batch overhead; topic "
               + topics[i]
               + (limitAtSend[i] >= 0
-                  ? " accepts at most " + limitAtSend[i] + " (max.message.bytes))"
+                  ? " accepts at most " + limitAtSend[i] + " bytes (max.message.bytes))"
                   : "'s max.message.bytes could not be read)"));
     }
 

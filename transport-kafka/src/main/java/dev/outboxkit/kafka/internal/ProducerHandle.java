@@ -90,6 +90,14 @@ public final class ProducerHandle {
     return settings == null || settings.compresses();
   }
 
+  /**
+   * The producer's {@code max.request.size}, above which it refuses a record itself inside {@code
+   * send} (before anything leaves, naming the setting); unknown (max value) for a borrowed one.
+   */
+  public long maxRequestSize() {
+    return settings == null ? Long.MAX_VALUE : settings.maxRequestSize();
+  }
+
   /** Calls {@code initTransactions} once per producer instance. Call under the transaction lock. */
   public void ensureTransactionsInitialized(Producer<String, byte[]> p) {
     if (transactionsInitializedFor != p) {

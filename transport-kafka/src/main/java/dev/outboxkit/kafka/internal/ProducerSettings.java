@@ -130,6 +130,16 @@ public final class ProducerSettings {
     return transactional;
   }
 
+  /** The producer's {@code max.request.size}: it refuses a larger record itself, inside send. */
+  public long maxRequestSize() {
+    // Valid by now: the producer, created from this map, would have refused it.
+    Object value = config.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+    return value == null ? DEFAULT_MAX_REQUEST_SIZE : Long.parseLong(value.toString().strip());
+  }
+
+  /** Kafka's default {@code max.request.size}: 1 MiB. */
+  private static final long DEFAULT_MAX_REQUEST_SIZE = 1 << 20;
+
   /** True when the producer compresses its batches ({@code compression.type} other than none). */
   public boolean compresses() {
     Object type = config.get(ProducerConfig.COMPRESSION_TYPE_CONFIG);

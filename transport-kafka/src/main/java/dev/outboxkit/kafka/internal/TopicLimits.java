@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * and refresh an expired entry in the background. A topic whose limit cannot be learned (no Admin
  * settings, DescribeConfigs denied, broker unreachable) is {@link Limit#UNKNOWN}, asked again after
  * {@link #UNKNOWN_RETRY}; the sender then sends an aggregate's next record only once the previous
- * one is acknowledged. Thread-safe.
+ * one is acknowledged. A re-read that fails keeps the value last read (asked again after {@link
+ * #UNKNOWN_RETRY}). Thread-safe.
  */
 final class TopicLimits implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TopicLimits.class);
@@ -167,13 +168,26 @@ final class TopicLimits implements AutoCloseable {
         why = unreadable;
       }
     }
-    e.limit = limit;
+    boolean keepLast = !limit.known() && e.limit.known();
+    if (keepLast) {
+      // A re-read that failed (broker unreachable, timeout): the last value read is the best
+      // guess, and a refusal it did not foresee makes the sender forget it anyway.
+      log.debug(
+          "[{}] re-reading the size limit of topic {} failed ({}); keeping {}",
+          name,
+          topic,
+          Failures.describe(why),
+          e.limit.maxMessageBytes);
+    } else {
+      e.limit = limit;
+    }
     e.expiresNanos = nanoTime.getAsLong() + (limit.known() ? LIFETIME : UNKNOWN_RETRY).toNanos();
     e.asking = false;
     e.first.countDown();
     if (limit.known()) {
       e.warned = false;
-    } else if (!e.warned && !(Classifier.unwrap(why) instanceof UnknownTopicOrPartitionException)) {
+    } else if (!keepLast
+        && !e.warned && !(Classifier.unwrap(why) instanceof UnknownTopicOrPartitionException)) {
       // (A missing topic is reported by the send itself.)
       e.warned = true;
       log.warn(
