@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.SendResult.Status;
+import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import dev.outboxkit.testkit.kafka.TopicReader;
 import java.time.Duration;
@@ -15,8 +16,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -100,6 +108,73 @@ class KafkaRefusedRecordOrderTest {
     assertThat(results.get(3).reason().orElseThrow()).contains(b1.id().toString());
     assertThat(ids(topic)).containsExactlyInAnyOrder(a1.id(), a2.id(), c1.id());
     assertThat(ids(topic).indexOf(a1.id())).isLessThan(ids(topic).indexOf(a2.id()));
+  }
+
+  @Test
+  void a_limit_lowered_after_it_was_read_is_read_again_once_the_broker_refuses_a_record_for_it()
+      throws Exception {
+    KafkaTestBroker broker = KafkaTestBroker.shared();
+    String type = unique("Lowered");
+    String topic = "outbox.event." + type;
+    broker.createTopic(topic, 1, Map.of("max.message.bytes", Integer.toString(LIMIT)));
+    try (KafkaTransport transport = KafkaTransport.builder(config(broker)).build();
+        Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()));
+        KafkaProducer<String, byte[]> probe =
+            new KafkaProducer<>(config(broker), new StringSerializer(), new ByteArraySerializer())) {
+      OutboxEvent a1 = event(type, "a", "A1", new byte[40_000]);
+      assertThat(transport.sendBatch(List.of(message(a1)))).containsExactly(SendResult.delivered());
+
+      // An operator halves the limit; the transport read 65536 a moment ago.
+      ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+      admin
+          .incrementalAlterConfigs(
+              Map.of(
+                  resource,
+                  List.of(
+                      new AlterConfigOp(
+                          new ConfigEntry("max.message.bytes", "32768"),
+                          AlterConfigOp.OpType.SET))))
+          .all()
+          .get();
+      Await.until(
+          () -> refusedForSize(probe, topic),
+          Duration.ofSeconds(30),
+          "the broker applies the lowered limit");
+
+      OutboxEvent b1 = event(type, "b", "B1", new byte[40_000]);
+      SendResult refused = transport.sendBatch(List.of(message(b1))).get(0);
+      OutboxEvent c1 = event(type, "c", "C1", new byte[40_000]);
+      OutboxEvent c2 = event(type, "c", "C2", new byte[10]);
+      List<SendResult> after = transport.sendBatch(List.of(message(c1), message(c2)));
+
+      // The broker refused B1 although the limit last read let it pass; the limit is read again,
+      // so C1 is refused before it is sent and C2 is held back behind it.
+      assertThat(refused.status()).isEqualTo(Status.REJECT);
+      assertThat(refused.reason().orElseThrow())
+          .contains("refused by Kafka")
+          .contains("accepts at most 65536 bytes");
+      assertThat(after).extracting(SendResult::status).containsExactly(Status.REJECT, Status.RETRY);
+      assertThat(after.get(0).reason().orElseThrow())
+          .contains("found before sending")
+          .contains("accepts at most 32768 bytes");
+      assertThat(ids(topic)).contains(a1.id()).doesNotContain(b1.id(), c1.id(), c2.id());
+    }
+  }
+
+  /** Sends a 40 kB record with a plain producer; true once the broker refuses it for its size. */
+  private static boolean refusedForSize(KafkaProducer<String, byte[]> probe, String topic) {
+    try {
+      probe.send(new ProducerRecord<>(topic, "probe", new byte[40_000])).get();
+      return false;
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RecordTooLargeException) {
+        return true;
+      }
+      throw new AssertionError(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
   }
 
   private static Map<String, Object> config(KafkaTestBroker broker) {
