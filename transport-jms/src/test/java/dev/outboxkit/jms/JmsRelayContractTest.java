@@ -165,7 +165,8 @@ abstract class JmsRelayContractTest {
   /**
    * Issue 31, item 1, for JMS: the broker refuses one message of an aggregate's run sent in one
    * batch; nothing of that aggregate after it reaches the queue, the refused event goes DEAD (one
-   * attempt allowed), the later ones wait behind it, and after it is discarded they follow in order.
+   * attempt allowed), the later ones wait behind it, and after it is discarded they follow in
+   * order.
    */
   @Test
   void a_message_the_broker_refuses_holds_back_its_aggregate_and_leaves_no_hole_on_the_queue()

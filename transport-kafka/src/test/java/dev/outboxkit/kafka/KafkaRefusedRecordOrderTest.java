@@ -76,7 +76,8 @@ class KafkaRefusedRecordOrderTest {
   }
 
   @Test
-  void a_compressing_producer_delivers_a_record_that_fits_compressed_and_holds_back_after_one_that_does_not() {
+  void
+      a_compressing_producer_delivers_a_record_that_fits_compressed_and_holds_back_after_one_that_does_not() {
     KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = unique("Compressed");
     String topic = "outbox.event." + type;
@@ -120,7 +121,8 @@ class KafkaRefusedRecordOrderTest {
     try (KafkaTransport transport = KafkaTransport.builder(config(broker)).build();
         Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()));
         KafkaProducer<String, byte[]> probe =
-            new KafkaProducer<>(config(broker), new StringSerializer(), new ByteArraySerializer())) {
+            new KafkaProducer<>(
+                config(broker), new StringSerializer(), new ByteArraySerializer())) {
       OutboxEvent a1 = event(type, "a", "A1", new byte[40_000]);
       assertThat(transport.sendBatch(List.of(message(a1)))).containsExactly(SendResult.delivered());
 

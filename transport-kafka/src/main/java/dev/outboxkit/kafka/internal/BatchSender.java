@@ -327,8 +327,7 @@ public final class BatchSender {
       sizes[i] = RecordSize.ofBatchOfOne(record);
       TopicLimits.Limit limit =
           limits.get(
-              topics[i],
-              Math.min(FIRST_LIMIT_WAIT.toNanos(), deadlineNanos - System.nanoTime()));
+              topics[i], Math.min(FIRST_LIMIT_WAIT.toNanos(), deadlineNanos - System.nanoTime()));
       if (limit.known()
           && sizes[i] > limit.maxMessageBytes
           && !producerMayCompress

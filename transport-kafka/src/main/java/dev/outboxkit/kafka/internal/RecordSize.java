@@ -14,8 +14,8 @@ import org.apache.kafka.common.header.Header;
  * <p>Computed from the record format (magic v2, KIP-98) rather than from kafka-clients' internal
  * classes, which move between versions: a batch header of {@value #BATCH_OVERHEAD} bytes, then the
  * record: a varint length, one attribute byte, the timestamp delta and offset delta (zero for the
- * first record of a batch: one byte each), key and value each as a varint length and the bytes,
- * and the headers as a varint count, then each name and value as a varint length and the bytes.
+ * first record of a batch: one byte each), key and value each as a varint length and the bytes, and
+ * the headers as a varint count, then each name and value as a varint length and the bytes.
  */
 final class RecordSize {
   /** Bytes of a v2 record batch before its first record. */
@@ -24,8 +24,8 @@ final class RecordSize {
   private RecordSize() {}
 
   /**
-   * The bytes of a batch holding only this record, uncompressed; the key is serialized as UTF-8,
-   * as the transport's {@code StringSerializer} does.
+   * The bytes of a batch holding only this record, uncompressed; the key is serialized as UTF-8, as
+   * the transport's {@code StringSerializer} does.
    */
   static long ofBatchOfOne(ProducerRecord<String, byte[]> record) {
     long body = 1 + sizeOfVarlong(0) + sizeOfVarint(0);

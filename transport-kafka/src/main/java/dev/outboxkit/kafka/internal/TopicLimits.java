@@ -87,8 +87,8 @@ final class TopicLimits implements AutoCloseable {
 
   /**
    * @param name for log lines
-   * @param adminConfig settings to create the Admin client with, or null when the limits cannot
-   *     be learned (a producer given to the transport without its settings)
+   * @param adminConfig settings to create the Admin client with, or null when the limits cannot be
+   *     learned (a producer given to the transport without its settings)
    * @param nanoTime {@code System::nanoTime}, or a test's clock
    */
   TopicLimits(String name, Map<String, Object> adminConfig, LongSupplier nanoTime) {
@@ -187,7 +187,8 @@ final class TopicLimits implements AutoCloseable {
     if (limit.known()) {
       e.warned = false;
     } else if (!keepLast
-        && !e.warned && !(Classifier.unwrap(why) instanceof UnknownTopicOrPartitionException)) {
+        && !e.warned
+        && !(Classifier.unwrap(why) instanceof UnknownTopicOrPartitionException)) {
       // (A missing topic is reported by the send itself.)
       e.warned = true;
       log.warn(

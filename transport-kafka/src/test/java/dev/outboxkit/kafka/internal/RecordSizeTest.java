@@ -21,9 +21,9 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.internal.DefaultRecord;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class RecordSizeTest {
   private static final Instant AT = Instant.parse("2025-01-31T12:13:01.123456Z");
@@ -36,7 +36,8 @@ class RecordSizeTest {
     headers.add("id", "x".repeat(length % 300).getBytes(UTF_8));
     headers.add("n\u00e4me-\u20ac".repeat(1 + length % 40), null);
     ProducerRecord<String, byte[]> record =
-        new ProducerRecord<>("t", null, null, "k\u00e9y".repeat(1 + length % 70), new byte[length], headers);
+        new ProducerRecord<>(
+            "t", null, null, "k\u00e9y".repeat(1 + length % 70), new byte[length], headers);
     ProducerRecord<String, byte[]> noValue =
         new ProducerRecord<>("t", null, null, "", null, new RecordHeaders());
 
@@ -56,7 +57,8 @@ class RecordSizeTest {
     String topic = "outbox.event." + type;
     int limit = 65_536;
     broker.createTopic(topic, 1, Map.of("max.message.bytes", Integer.toString(limit)));
-    int payload = 60_000 + limit - (int) RecordSize.ofBatchOfOne(record(event(type, "a", 60_000), topic));
+    int payload =
+        60_000 + limit - (int) RecordSize.ofBatchOfOne(record(event(type, "a", 60_000), topic));
     OutboxEvent atLimit = event(type, "a", payload);
     OutboxEvent over = event(type, "b", payload + 1);
     OutboxEvent afterOver = event(type, "b", 10);
@@ -66,9 +68,7 @@ class RecordSizeTest {
 
     List<SendResult> results;
     try (KafkaTransport transport =
-        KafkaTransport.builder(
-                Map.of("bootstrap.servers", broker.bootstrapServers()))
-            .build()) {
+        KafkaTransport.builder(Map.of("bootstrap.servers", broker.bootstrapServers())).build()) {
       results =
           transport.sendBatch(
               List.of(
