@@ -222,8 +222,17 @@ public final class BatchSender {
       }
       while (!todo.isEmpty()) {
         List<Integer> waiting = new ArrayList<>();
+        // Aggregates with a record waiting in this pass: their later records wait too, even if the
+        // gate's acknowledgement arrives in the meantime, or they would overtake it.
+        Set<String> waitingAggregates = new HashSet<>();
         for (int i : todo) {
-          sendOne(i, openGates, waiting);
+          String aggregate = aggregateKey(batch.get(i).event());
+          if (waitingAggregates.contains(aggregate)) {
+            waiting.add(i);
+          } else if (!sendOne(i, openGates)) {
+            waiting.add(i);
+            waitingAggregates.add(aggregate);
+          }
         }
         if (!waiting.isEmpty()) {
           awaitGate(openGates.get(aggregateKey(batch.get(waiting.get(0)).event())));
@@ -244,7 +253,11 @@ public final class BatchSender {
       }
     }
 
-    private void sendOne(int i, Map<String, Integer> openGates, List<Integer> waiting) {
+    /**
+     * Sends the record, or decides its result without sending it. False when it must wait for the
+     * acknowledgement of its aggregate's gate: it is then left for the next pass.
+     */
+    private boolean sendOne(int i, Map<String, Integer> openGates) {
       OutboxEvent event = batch.get(i).event();
       String aggregate = aggregateKey(event);
       if (stop == null && Thread.currentThread().isInterrupted()) {
@@ -252,7 +265,7 @@ public final class BatchSender {
       }
       if (stop != null) {
         fail(i, stop);
-        return;
+        return true;
       }
       Integer gate = openGates.get(aggregate);
       if (gate != null) {
@@ -268,10 +281,9 @@ public final class BatchSender {
                         + " passed while event "
                         + gateId
                         + " of the same aggregate awaited Kafka's acknowledgement"));
-          } else {
-            waiting.add(i);
+            return true;
           }
-          return;
+          return false;
         }
         openGates.remove(aggregate);
         if (gateOutcome != ACKED) {
@@ -279,7 +291,7 @@ public final class BatchSender {
               i,
               aggregate,
               heldBack("not sent: event " + gateId + " of the same aggregate failed before it"));
-          return;
+          return true;
         }
       }
       UUID blocker = failedAggregates.get(aggregate);
@@ -288,14 +300,14 @@ public final class BatchSender {
             i,
             aggregate,
             heldBack("not sent: event " + blocker + " of the same aggregate failed before it"));
-        return;
+        return true;
       }
       if (System.nanoTime() - deadlineNanos > 0) {
         fail(
             i,
             new TimeoutException(
                 "not sent: the batch's sendTimeout of " + sendTimeout + " passed first"));
-        return;
+        return true;
       }
       ProducerRecord<String, byte[]> record;
       try {
@@ -303,7 +315,7 @@ public final class BatchSender {
         record = Records.toRecord(event, topics[i]);
       } catch (Records.EventRefusedException e) {
         decide(i, aggregate, SendResult.reject(Failures.truncate(e.getMessage())));
-        return;
+        return true;
       } catch (RuntimeException e) {
         // A topic router that throws: possibly passing (a lookup that failed), so retry.
         ownFault[i] = true;
@@ -312,17 +324,17 @@ public final class BatchSender {
             aggregate,
             SendResult.retry(
                 Failures.truncate("topic router failed: " + Failures.describe(e)), null));
-        return;
+        return true;
       }
       Throwable topicFailure = failedTopics.get(topics[i]);
       if (topicFailure != null) {
         fail(i, topicFailure);
-        return;
+        return true;
       }
       SendResult refused = refusedTopics.answerWithoutSending(topics[i]);
       if (refused != null) {
         decide(i, aggregate, refused); // no metadata wait for a topic refused moments ago
-        return;
+        return true;
       }
       sizes[i] = RecordSize.ofBatchOfOne(record);
       TopicLimits.Limit limit =
@@ -337,7 +349,7 @@ public final class BatchSender {
         // The broker checks the batch as it arrives, uncompressed: it would refuse this one, and
         // the producer would go on writing the aggregate's later records after it.
         decide(i, aggregate, SendResult.reject(tooLarge(i, limit)));
-        return;
+        return true;
       }
       boolean isGate = !limit.known() || mayExceed(sizes[i], limit);
       predictedFit[i] = !isGate;
@@ -346,7 +358,7 @@ public final class BatchSender {
         // Interrupted while the router ran or the limit was read: send() itself would not notice.
         stop = notSentInterrupted();
         fail(i, stop);
-        return;
+        return true;
       }
       if (isGate) {
         gateOutcomes[i] = new CountDownLatch(1); // before send: the callback may run inline
@@ -382,7 +394,7 @@ public final class BatchSender {
             || c == Category.CONFIGURATION) {
           stop = e; // every later send would fail the same way
         }
-        return;
+        return true;
       }
       handingOver = -1;
       if (isGate) {
@@ -407,6 +419,7 @@ public final class BatchSender {
         // The transaction will be aborted: sending more would only be rolled back.
         stop = rolledBack();
       }
+      return true;
     }
 
     /**
