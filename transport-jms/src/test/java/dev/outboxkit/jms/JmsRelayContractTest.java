@@ -11,6 +11,7 @@ import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.jms.QueueReader.Received;
+import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.FreshDatabase;
 import dev.outboxkit.testkit.Sql;
@@ -159,6 +160,101 @@ abstract class JmsRelayContractTest {
         .isEqualTo(appended.keySet());
     assertComplete(received, appended);
     assertAggregateOrder(received, appended);
+  }
+
+  /**
+   * Issue 31, item 1, for JMS: the broker refuses one message of an aggregate's run sent in one
+   * batch; nothing of that aggregate after it reaches the queue, the refused event goes DEAD (one
+   * attempt allowed), the later ones wait behind it, and after it is discarded they follow in
+   * order.
+   */
+  @Test
+  void a_message_the_broker_refuses_holds_back_its_aggregate_and_leaves_no_hole_on_the_queue()
+      throws Exception {
+    String type = unique("Refused");
+    FaultPlugin faults = new FaultPlugin();
+    List<OutboxEvent> events = new ArrayList<>();
+    OutboxEvent refused = null;
+    try (java.sql.Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      for (int seq = 0; seq < 20; seq++) {
+        for (int a = 0; a < 10; a++) {
+          OutboxEvent.Builder b =
+              OutboxEvent.builder(type, "agg-" + a, "Step" + seq)
+                  .payload("{\"seq\":" + seq + "}")
+                  .header("seq", Integer.toString(seq));
+          if (a == 3 && seq == 10) {
+            b.header(FaultPlugin.REFUSE_HEADER, "yes");
+          }
+          OutboxEvent e = b.build();
+          if (a == 3 && seq == 10) {
+            refused = e;
+          }
+          events.add(e);
+          Outbox.append(c, e);
+        }
+        c.commit();
+      }
+    }
+    try (ActiveMqTestBroker refusing = ActiveMqTestBroker.startInMemory("refusing", faults);
+        JmsTransport transport =
+            JmsTransport.builder(new ActiveMQConnectionFactory(refusing.url()))
+                .sendTimeout(Duration.ofSeconds(10))
+                .build();
+        OutboxRelay relay =
+            OutboxRelay.builder(ds, transport)
+                .name("jms-refused")
+                .batchSize(200) // the whole run of each aggregate in one batch
+                .maxAttempts(1)
+                .pollInterval(Duration.ofMillis(50))
+                .build()) {
+      relay.start();
+      Await.until(
+          () -> published() == 190 && OutboxAdmin.create(ds).count(EventStatus.DEAD) == 1,
+          PATIENCE,
+          () -> "statuses " + statusCounts());
+
+      assertThat(OutboxAdmin.create(ds).listDead(0, 10))
+          .extracting(d -> d.id())
+          .containsExactly(refused.id());
+      assertThat(
+              Sql.queryLong(
+                  ds,
+                  "SELECT COUNT(*) FROM outbox_event WHERE status = 'PENDING' AND aggregate_id ="
+                      + " 'agg-3'"))
+          .isEqualTo(9);
+      ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory(refusing.url());
+      List<Received> first = QueueReader.read(factory, queue(type), 190, Duration.ofSeconds(1));
+      Map<String, List<Integer>> expected = new HashMap<>();
+      for (int a = 0; a < 10; a++) {
+        expected.put("agg-" + a, sequence(0, a == 3 ? 10 : 20));
+      }
+      assertThat(sequences(first)).isEqualTo(expected);
+
+      assertThat(OutboxAdmin.create(ds).discard(refused.id())).isTrue();
+
+      Await.until(() -> published() == 199, PATIENCE, () -> "statuses " + statusCounts());
+      List<Received> rest = QueueReader.read(factory, queue(type), 9, Duration.ofSeconds(1));
+      assertThat(sequences(rest)).isEqualTo(Map.of("agg-3", sequence(11, 20)));
+    }
+  }
+
+  /** The {@code seq} header of each aggregate's messages, in the order they were received. */
+  private static Map<String, List<Integer>> sequences(List<Received> received) {
+    Map<String, List<Integer>> out = new HashMap<>();
+    for (Received r : received) {
+      out.computeIfAbsent(r.groupId(), k -> new ArrayList<>())
+          .add(Integer.parseInt(r.headers().get("seq")));
+    }
+    return out;
+  }
+
+  private static List<Integer> sequence(int from, int to) {
+    List<Integer> seqs = new ArrayList<>();
+    for (int s = from; s < to; s++) {
+      seqs.add(s);
+    }
+    return seqs;
   }
 
   // ------------------------------------------------------------------ helpers

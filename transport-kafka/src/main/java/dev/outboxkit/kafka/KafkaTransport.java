@@ -86,11 +86,36 @@ import org.slf4j.LoggerFactory;
  * <p>Order: the producer's idempotence keeps each partition in send order, and the default {@code
  * max.in.flight.requests.per.connection} (5) is the most idempotence allows. When an event fails
  * before it reaches the broker (too large, unknown topic, refused header), later events of the same
- * aggregate in the batch are not sent and come back as retry, so they cannot overtake it. An event
- * the broker acknowledged is reported delivered even if an earlier event of its aggregate failed at
- * the broker (possible only when the broker refuses that one record, e.g. above the topic's {@code
- * max.message.bytes}): reporting it as retry would only add a duplicate that deduplicating
- * consumers drop. Order across retries is the relay's job in ordered mode.
+ * aggregate in the batch are not sent and come back as retry, so they cannot overtake it. The
+ * broker may still refuse a single record of a batch for its size, above the topic's {@code
+ * max.message.bytes}; the producer would then go on writing the records queued after it, and a
+ * consumer would see the aggregate with a hole. So the transport measures every record before
+ * handing it over (key, value, headers and the batch overhead, as the broker counts them) and
+ * compares it with the topic's {@code max.message.bytes} (the topic's override, else the broker's
+ * {@code message.max.bytes}), which it reads with an Admin client ({@code DescribeConfigs}, with
+ * the producer's connection and security settings) and keeps for a minute. A record above it is
+ * rejected without being sent, the reason naming both sizes, and the aggregate's later events of
+ * the batch are held back. Where the transport cannot tell beforehand, it sends such a record as a
+ * <em>gate</em>: the aggregate's later events of the batch are handed to the producer only after
+ * Kafka acknowledged it, and not at all if it was refused; other aggregates do not wait. That is
+ * the case
+ *
+ * <ul>
+ *   <li>for every record when the limit cannot be read: a {@link #builder(Producer) borrowed
+ *       producer} (the transport does not know its settings), {@code DescribeConfigs} denied to the
+ *       principal (logged at WARN once per topic), the broker not answering within 5 seconds the
+ *       first time a topic is met; an aggregate's events then take one round trip each;
+ *   <li>with compression (the producer's {@code compression.type}, or a codec of the topic's own),
+ *       for a record whose uncompressed size is above the limit or within 1/64 of its size plus 1
+ *       KiB below it: the broker counts the compressed batch, so such a record may fit (it is not
+ *       rejected for a size it might not have) or, incompressible, just miss.
+ * </ul>
+ *
+ * <p>A limit lowered after it was read is seen within a minute, or at once after the broker refused
+ * a record the transport expected to fit: then (logged at WARN) later events of that aggregate in
+ * the same batch may already have been written. Records carry no timestamp (the producer stamps the
+ * send time), so the broker's timestamp checks ({@code message.timestamp.*}) never single out one
+ * record of a batch. Order across retries is the relay's job in ordered mode.
  *
  * <p>Interrupts: when the thread in {@link #sendBatch} is interrupted (a relay that gave up on the
  * batch, or is stopping), the transport hands no further record to the producer (it checks the flag
@@ -111,7 +136,9 @@ import org.slf4j.LoggerFactory;
  * <table>
  *   <caption>How Kafka failures map to results</caption>
  *   <tr><th>failure</th><th>result</th></tr>
- *   <tr><td>{@code RecordTooLargeException}, {@code RecordBatchTooLargeException},
+ *   <tr><td>a record larger than the topic's {@code max.message.bytes}, found before sending
+ *       (reason {@code "too large for Kafka (RecordTooLargeException, found before sending)…"}),
+ *       {@code RecordTooLargeException}, {@code RecordBatchTooLargeException},
  *       {@code SerializationException}, {@code InvalidTopicException} or an illegal topic name,
  *       {@code InvalidRecordException}, a reserved header name</td>
  *       <td>reject, with the reason</td></tr>
@@ -224,7 +251,10 @@ public final class KafkaTransport implements Transport {
   /**
    * Starts a transport over a producer the caller owns and closes; the transport never closes it.
    * Give it {@code enable.idempotence=true} and {@code acks=all}, no {@code transactional.id}, and
-   * a {@code delivery.timeout.ms} no longer than the {@link Builder#sendTimeout(Duration)}.
+   * a {@code delivery.timeout.ms} no longer than the {@link Builder#sendTimeout(Duration)}. Without
+   * the producer's settings the transport cannot read topics' size limits, so within a batch an
+   * aggregate's next event is sent only after Kafka acknowledged the previous one (see Order in the
+   * class comment): events of different aggregates are still sent together.
    *
    * @param producer a non-transactional producer with String keys and byte[] values
    * @return a builder
@@ -259,8 +289,10 @@ public final class KafkaTransport implements Transport {
 
   /**
    * True: the records of one aggregate share a key, so a partition, where the idempotent producer
-   * keeps their order; once one of them fails before it is handed to the producer, the aggregate's
-   * later records of the batch are not sent.
+   * keeps their order; once one of them is not delivered, none after it in the batch is written: a
+   * failure before sending holds the later ones back, a record the topic would refuse for its size
+   * is refused before sending, and one whose fate only the broker can tell makes the later ones
+   * wait for its acknowledgement (see the class comment, Order).
    */
   @Override
   public boolean keepsOrderWithinBatch() {
@@ -279,12 +311,13 @@ public final class KafkaTransport implements Transport {
   }
 
   /**
-   * Closes an owned producer, letting it deliver what it holds for up to the close timeout; leaves
-   * a borrowed producer open. Idempotent.
+   * Closes an owned producer, letting it deliver what it holds for up to the close timeout, and the
+   * Admin client that reads topics' size limits; leaves a borrowed producer open. Idempotent.
    */
   @Override
   public void close() {
     if (gate.close()) {
+      sender.close();
       producer.close(closeTimeout);
       log.info("[{}] Kafka transport closed", name);
     }

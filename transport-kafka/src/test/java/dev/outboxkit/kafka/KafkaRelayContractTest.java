@@ -333,6 +333,101 @@ abstract class KafkaRelayContractTest {
         Map.of("a", List.of(0, 1), "d", List.of(0, 1)));
   }
 
+  @Test
+  void relay_holds_an_aggregate_behind_an_event_the_topic_refuses_for_its_size_and_writes_no_hole()
+      throws Exception {
+    KafkaTestBroker broker = KafkaTestBroker.shared();
+    String type = KafkaTransportTest.unique("Refused");
+    String topic = "outbox.event." + type;
+    broker.createTopic(topic, 2, Map.of("max.message.bytes", "65536"));
+    // 20 business transactions, one event for each of 10 aggregates in each; aggregate 3's event
+    // of the eleventh is 100 kB, above the topic's limit. The relay claims all 200 in one batch,
+    // so aggregate 3's nine later events travel in the same batch as the refused one.
+    List<OutboxEvent> events = new ArrayList<>();
+    OutboxEvent oversized = null;
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      for (int seq = 0; seq < 20; seq++) {
+        for (int a = 0; a < 10; a++) {
+          OutboxEvent.Builder b =
+              OutboxEvent.builder(type, "agg-" + a, "Step" + seq)
+                  .header("seq", Integer.toString(seq));
+          if (a == 3 && seq == 10) {
+            oversized = b.payload(new byte[100_000], "application/octet-stream").build();
+            events.add(oversized);
+          } else {
+            events.add(b.payload("{\"seq\":" + seq + "}").build());
+          }
+          Outbox.append(c, events.get(events.size() - 1));
+        }
+        c.commit();
+      }
+    }
+    Counters counters = new Counters();
+    startRelay("r1", broker, TransportTimeouts.NORMAL, counters);
+
+    Await.until(
+        () -> count(EventStatus.PUBLISHED) == 190 && count(EventStatus.DEAD) == 1,
+        Duration.ofSeconds(60),
+        () -> "statuses " + OutboxAdmin.create(ds).countByStatus());
+
+    OutboxAdmin admin = OutboxAdmin.create(ds);
+    List<DeadEvent> dead = admin.listDead(0, 10);
+    assertThat(dead).extracting(DeadEvent::id).containsExactly(oversized.id());
+    assertThat(dead.get(0).attempts()).isEqualTo(1);
+    assertThat(dead.get(0).lastError())
+        .containsPattern("record takes 100\\d{3} \\(")
+        .contains("accepts at most 65536 bytes (max.message.bytes)")
+        .contains(topic);
+    // Ordered mode holds aggregate 3's nine later events behind the DEAD one.
+    assertThat(
+            Sql.queryLong(
+                ds,
+                "SELECT COUNT(*) FROM outbox_event WHERE status = 'PENDING' AND aggregate_id ="
+                    + " 'agg-3'"))
+        .isEqualTo(9);
+    assertThat(count(EventStatus.PUBLISHED)).isEqualTo(190);
+    Map<String, List<Integer>> expected = new HashMap<>();
+    for (int a = 0; a < 10; a++) {
+      expected.put("agg-" + a, sequence(0, a == 3 ? 10 : 20));
+    }
+    // Nothing of aggregate 3 after the refused event reached the topic: no hole for a consumer.
+    List<ConsumerRecord<String, byte[]>> records =
+        TopicReader.readAll(broker.bootstrapServers(), topic);
+    assertThat(records).hasSize(190);
+    assertSequences(records, expected);
+
+    assertThat(admin.discard(oversized.id())).isTrue();
+
+    awaitCount(EventStatus.PUBLISHED, 199, Duration.ofSeconds(60));
+    expected.put("agg-3", sequence(0, 10));
+    expected.get("agg-3").addAll(sequence(11, 20));
+    records = TopicReader.readAll(broker.bootstrapServers(), topic);
+    assertThat(records).hasSize(199);
+    assertSequences(records, expected);
+    assertThat(count(EventStatus.PENDING)).isZero();
+  }
+
+  /** The {@code seq} header of each key's records, in offset order, must be as expected. */
+  private static void assertSequences(
+      List<ConsumerRecord<String, byte[]>> records, Map<String, List<Integer>> expected) {
+    Map<String, List<Integer>> actual = new HashMap<>();
+    for (ConsumerRecord<String, byte[]> r : records) {
+      actual
+          .computeIfAbsent(r.key(), k -> new ArrayList<>())
+          .add(Integer.parseInt(headers(r).get("seq")));
+    }
+    assertThat(actual).isEqualTo(expected);
+  }
+
+  private static List<Integer> sequence(int from, int to) {
+    List<Integer> seqs = new ArrayList<>();
+    for (int s = from; s < to; s++) {
+      seqs.add(s);
+    }
+    return seqs;
+  }
+
   // ---------------------------------------------------------------------------------------------
 
   /** Kafka client timeouts: generous for a healthy broker, short where the broker is stopped. */

@@ -341,6 +341,43 @@ class KafkaTransportFailureTest {
     assertThat(result.reason().orElseThrow()).contains("routing table not loaded");
   }
 
+  /**
+   * A borrowed producer: the topic's limit is unknown, so each record gates its aggregate. A2 waits
+   * for A1's acknowledgement; A1's arrives while B1 is routed, before A3's turn: A3 must still go
+   * after A2, not overtake it.
+   */
+  @Test
+  void sendBatch_keeps_a_later_record_behind_one_waiting_for_its_aggregates_acknowledgement() {
+    MockProducer<String, byte[]> producer = mockProducer(false);
+    OutboxMessage a1 = message(event("Order", "a", "A1", 10));
+    OutboxMessage a2 = message(event("Order", "a", "A2", 10));
+    OutboxMessage b1 = message(event("Order", "b", "B1", 10));
+    OutboxMessage a3 = message(event("Order", "a", "A3", 10));
+    KafkaTransport transport =
+        KafkaTransport.builder(producer)
+            .sendTimeout(Duration.ofSeconds(30))
+            .topicRouter(
+                e -> {
+                  if (e.id().equals(b1.event().id())) {
+                    producer.completeNext(); // A1 acknowledged now
+                  }
+                  return null;
+                })
+            .build();
+
+    CompletableFuture<List<SendResult>> results =
+        CompletableFuture.supplyAsync(() -> transport.sendBatch(List.of(a1, a2, b1, a3)));
+    while (!results.isDone()) {
+      producer.completeNext(); // acknowledge whatever the transport handed over
+      Thread.onSpinWait();
+    }
+
+    assertThat(results.join()).containsOnly(SendResult.delivered());
+    assertThat(producer.history())
+        .extracting(r -> new String(r.headers().lastHeader("outbox-event-type").value(), UTF_8))
+        .containsExactly("A1", "B1", "A2", "A3");
+  }
+
   private static MockProducer<String, byte[]> mockProducer(boolean autoComplete) {
     return new MockProducer<>(
         autoComplete, null, new StringSerializer(), new ByteArraySerializer());

@@ -7,6 +7,7 @@ import dev.outboxkit.SendResult;
 import dev.outboxkit.internal.BatchTally;
 import dev.outboxkit.kafka.internal.Classifier.Category;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -26,6 +27,7 @@ import java.util.function.Function;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TransactionAbortedException;
 import org.slf4j.Logger;
@@ -38,7 +40,14 @@ import org.slf4j.LoggerFactory;
  * <p>Per-aggregate order inside a batch: once an event is known to have failed, later events of the
  * same aggregate in the batch are not handed to the producer at all (they come back as retry), so a
  * later event can never overtake an earlier one that failed before it was sent. The producer's
- * idempotence keeps the order of what was sent within each partition.
+ * idempotence keeps the order of what was sent within each partition, but it goes on writing the
+ * records queued after one the broker refused. So the broker's one refusal of a single record, its
+ * size, is found before sending: a record whose batch of one ({@link RecordSize}) exceeds the
+ * topic's {@code max.message.bytes} ({@link TopicLimits}) is rejected without being sent. Where
+ * that cannot be known for sure (the limit is unknown, or compression may change the size near or
+ * above the limit), the record is a <em>gate</em>: the aggregate's later records of the batch are
+ * handed to the producer only after Kafka acknowledged it, and not at all if it failed. Other
+ * aggregates' records do not wait.
  *
  * <p>Interrupts: {@code producer.send} notices an interrupt only while it blocks (for metadata or
  * buffer memory), so the loop checks the flag itself before each record and hands nothing more to
@@ -62,6 +71,12 @@ public final class BatchSender {
   // batch gets through: the ERROR is logged once per such burst, not once per batch or probe.
   private final AtomicBoolean configurationFailing = new AtomicBoolean();
   private final RefusedTopics refusedTopics = new RefusedTopics(System::nanoTime);
+  private final TopicLimits limits;
+  private final boolean producerMayCompress;
+  private final long maxRequestSize;
+
+  /** The longest a batch waits for a topic's size limit the first time it meets the topic. */
+  static final Duration FIRST_LIMIT_WAIT = Duration.ofSeconds(5);
 
   /**
    * @param name for log lines
@@ -78,6 +93,20 @@ public final class BatchSender {
     this.handle = handle;
     this.router = router;
     this.sendTimeout = sendTimeout;
+    this.limits = new TopicLimits(name, handle.adminConfig(), System::nanoTime);
+    this.producerMayCompress = handle.mayCompress();
+    this.maxRequestSize = handle.maxRequestSize();
+    if (handle.adminConfig() == null) {
+      log.info(
+          "[{}] borrowed producer: topics' size limits are not read, so an aggregate's next event"
+              + " in a batch is sent only after Kafka acknowledged the previous one",
+          name);
+    }
+  }
+
+  /** Closes the Admin client that reads topics' size limits, if one was created. */
+  public void close() {
+    limits.close();
   }
 
   /**
@@ -124,6 +153,21 @@ public final class BatchSender {
     private final AtomicInteger firstFailure = new AtomicInteger(-1);
     // Set on the sending thread once it saw the interrupt (before or while waiting).
     private boolean interrupted;
+    // Set on the sending thread: no later record can be sent (interrupt, broken producer...).
+    private Throwable stop;
+    // Bytes of each record alone in an uncompressed batch; 0 until measured.
+    private final long[] sizes;
+    // Counted down when a gate's outcome is known: its aggregate's next record may go (or not).
+    private final CountDownLatch[] gateOutcomes;
+    // Records expected to fit the topic's known limit for sure, handed to the producer.
+    private final boolean[] predictedFit;
+    // The topic's max.message.bytes when the record was sent; -1 unknown.
+    private final int[] limitAtSend;
+    // Records the producer failed inside send(), before anything left for the broker.
+    private final boolean[] failedInSend;
+    private final Thread sendingThread = Thread.currentThread();
+    // The record being handed over by send() on the sending thread, -1 between calls.
+    private volatile int handingOver = -1;
 
     Attempt(List<OutboxMessage> batch, boolean transactional) {
       this.batch = batch;
@@ -133,6 +177,11 @@ public final class BatchSender {
       this.done = new CountDownLatch(size);
       this.topics = new String[size];
       this.ownFault = new boolean[size];
+      this.sizes = new long[size];
+      this.gateOutcomes = new CountDownLatch[size];
+      this.predictedFit = new boolean[size];
+      this.limitAtSend = new int[size];
+      this.failedInSend = new boolean[size];
     }
 
     List<SendResult> run() {
@@ -158,112 +207,276 @@ public final class BatchSender {
       }
     }
 
+    /**
+     * Hands the records to the producer in batch order. A record behind its aggregate's gate that
+     * is not acknowledged yet waits for the next pass; between passes the sending thread waits for
+     * the gate of the first waiting record (each pass so sends at least one more, until the
+     * deadline or an interrupt ends them all).
+     */
     private void sendAll() {
-      Throwable stop = null;
+      // Aggregate -> index of its gate last sent, until a later record of it finds the outcome.
+      Map<String, Integer> openGates = new HashMap<>();
+      List<Integer> todo = new ArrayList<>(size);
       for (int i = 0; i < size; i++) {
-        OutboxEvent event = batch.get(i).event();
-        String aggregate = aggregateKey(event);
-        UUID blocker = failedAggregates.get(aggregate);
-        if (stop == null && Thread.currentThread().isInterrupted()) {
-          stop = notSentInterrupted();
+        todo.add(i);
+      }
+      while (!todo.isEmpty()) {
+        List<Integer> waiting = new ArrayList<>();
+        // Aggregates with a record waiting in this pass: their later records wait too, even if the
+        // gate's acknowledgement arrives in the meantime, or they would overtake it.
+        Set<String> waitingAggregates = new HashSet<>();
+        for (int i : todo) {
+          String aggregate = aggregateKey(batch.get(i).event());
+          if (waitingAggregates.contains(aggregate)) {
+            waiting.add(i);
+          } else if (!sendOne(i, openGates)) {
+            waiting.add(i);
+            waitingAggregates.add(aggregate);
+          }
         }
-        if (stop != null) {
-          fail(i, stop);
-          continue;
+        if (!waiting.isEmpty()) {
+          awaitGate(openGates.get(aggregateKey(batch.get(waiting.get(0)).event())));
         }
-        if (blocker != null) {
+        todo = waiting;
+      }
+    }
+
+    private void awaitGate(int gate) {
+      long remaining = deadlineNanos - System.nanoTime();
+      if (remaining <= 0) {
+        return;
+      }
+      try {
+        gateOutcomes[gate].await(remaining, TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // the next pass sees it and sends nothing more
+      }
+    }
+
+    /**
+     * Sends the record, or decides its result without sending it. False when it must wait for the
+     * acknowledgement of its aggregate's gate: it is then left for the next pass.
+     */
+    private boolean sendOne(int i, Map<String, Integer> openGates) {
+      OutboxEvent event = batch.get(i).event();
+      String aggregate = aggregateKey(event);
+      if (stop == null && Thread.currentThread().isInterrupted()) {
+        stop = notSentInterrupted();
+      }
+      if (stop != null) {
+        fail(i, stop);
+        return true;
+      }
+      Integer gate = openGates.get(aggregate);
+      if (gate != null) {
+        Object gateOutcome = outcome.get(gate);
+        UUID gateId = batch.get(gate).event().id();
+        if (gateOutcome == null) {
+          if (System.nanoTime() - deadlineNanos > 0) {
+            fail(
+                i,
+                new NotSent(
+                    "not sent: the batch's sendTimeout of "
+                        + sendTimeout
+                        + " passed while event "
+                        + gateId
+                        + " of the same aggregate awaited Kafka's acknowledgement"));
+            return true;
+          }
+          return false;
+        }
+        openGates.remove(aggregate);
+        if (gateOutcome != ACKED) {
           decide(
               i,
               aggregate,
-              heldBack("not sent: event " + blocker + " of the same aggregate failed before it"));
-          continue;
-        }
-        if (System.nanoTime() - deadlineNanos > 0) {
-          fail(
-              i,
-              new TimeoutException(
-                  "not sent: the batch's sendTimeout of " + sendTimeout + " passed first"));
-          continue;
-        }
-        ProducerRecord<String, byte[]> record;
-        try {
-          topics[i] = Records.checkTopic(router.apply(event));
-          record = Records.toRecord(event, topics[i]);
-        } catch (Records.EventRefusedException e) {
-          decide(i, aggregate, SendResult.reject(Failures.truncate(e.getMessage())));
-          continue;
-        } catch (RuntimeException e) {
-          // A topic router that throws: possibly passing (a lookup that failed), so retry.
-          ownFault[i] = true;
-          decide(
-              i,
-              aggregate,
-              SendResult.retry(
-                  Failures.truncate("topic router failed: " + Failures.describe(e)), null));
-          continue;
-        }
-        Throwable topicFailure = failedTopics.get(topics[i]);
-        if (topicFailure != null) {
-          fail(i, topicFailure);
-          continue;
-        }
-        SendResult refused = refusedTopics.answerWithoutSending(topics[i]);
-        if (refused != null) {
-          decide(i, aggregate, refused); // no metadata wait for a topic refused moments ago
-          continue;
-        }
-        if (Thread.currentThread().isInterrupted()) {
-          // Interrupted while the router ran: send() itself would not notice.
-          stop = notSentInterrupted();
-          fail(i, stop);
-          continue;
-        }
-        final int index = i;
-        final UUID id = event.id();
-        try {
-          producer.send(
-              record,
-              (metadata, exception) -> {
-                // Runs on the producer's I/O thread (or inline for failures found in send): keep
-                // it short.
-                if (outcome.compareAndSet(index, null, exception == null ? ACKED : exception)) {
-                  if (exception != null) {
-                    failedAggregates.putIfAbsent(aggregate, id);
-                    firstFailure.compareAndSet(-1, index);
-                    producerFailed = true;
-                  }
-                  done.countDown();
-                }
-              });
-        } catch (RuntimeException e) {
-          fail(i, e);
-          Category c = Classifier.classify(e);
-          if (c == Category.PRODUCER_FATAL
-              || c == Category.INTERRUPTED
-              || c == Category.CONFIGURATION) {
-            stop = e; // every later send would fail the same way
-          }
-          continue;
-        }
-        Object now = outcome.get(i);
-        if (now instanceof Throwable) {
-          // Failed inside send(): metadata, size or topic trouble, found before anything left.
-          Throwable failure = (Throwable) now;
-          if (Classifier.classify(failure) == Category.CONFIGURATION) {
-            stop = failure; // refused credentials: no other topic fares better
-          }
-          if (isTopicWide(failure)) {
-            failedTopics.put(topics[i], failure);
-            if (Classifier.classify(failure) == Category.CONNECTIVITY && noConnection()) {
-              stop = failure; // no broker reachable at all: the other topics would block too
-            }
-          }
-        }
-        if (transactional && producerFailed) {
-          // The transaction will be aborted: sending more would only be rolled back.
-          stop = rolledBack();
+              heldBack("not sent: event " + gateId + " of the same aggregate failed before it"));
+          return true;
         }
       }
+      UUID blocker = failedAggregates.get(aggregate);
+      if (blocker != null) {
+        decide(
+            i,
+            aggregate,
+            heldBack("not sent: event " + blocker + " of the same aggregate failed before it"));
+        return true;
+      }
+      if (System.nanoTime() - deadlineNanos > 0) {
+        fail(
+            i,
+            new TimeoutException(
+                "not sent: the batch's sendTimeout of " + sendTimeout + " passed first"));
+        return true;
+      }
+      ProducerRecord<String, byte[]> record;
+      try {
+        topics[i] = Records.checkTopic(router.apply(event));
+        record = Records.toRecord(event, topics[i]);
+      } catch (Records.EventRefusedException e) {
+        decide(i, aggregate, SendResult.reject(Failures.truncate(e.getMessage())));
+        return true;
+      } catch (RuntimeException e) {
+        // A topic router that throws: possibly passing (a lookup that failed), so retry.
+        ownFault[i] = true;
+        decide(
+            i,
+            aggregate,
+            SendResult.retry(
+                Failures.truncate("topic router failed: " + Failures.describe(e)), null));
+        return true;
+      }
+      Throwable topicFailure = failedTopics.get(topics[i]);
+      if (topicFailure != null) {
+        fail(i, topicFailure);
+        return true;
+      }
+      SendResult refused = refusedTopics.answerWithoutSending(topics[i]);
+      if (refused != null) {
+        decide(i, aggregate, refused); // no metadata wait for a topic refused moments ago
+        return true;
+      }
+      sizes[i] = RecordSize.ofBatchOfOne(record);
+      TopicLimits.Limit limit =
+          limits.get(
+              topics[i], Math.min(FIRST_LIMIT_WAIT.toNanos(), deadlineNanos - System.nanoTime()));
+      if (limit.known()
+          && sizes[i] > limit.maxMessageBytes
+          && !producerMayCompress
+          && sizes[i] <= maxRequestSize) {
+        // (Above max.request.size the producer refuses it itself inside send, before anything
+        // leaves, and names that setting; in a transaction its refusal aborts the batch.)
+        // The broker checks the batch as it arrives, uncompressed: it would refuse this one, and
+        // the producer would go on writing the aggregate's later records after it.
+        decide(i, aggregate, SendResult.reject(tooLarge(i, limit)));
+        return true;
+      }
+      boolean isGate = !limit.known() || mayExceed(sizes[i], limit);
+      predictedFit[i] = !isGate;
+      limitAtSend[i] = limit.maxMessageBytes;
+      if (Thread.currentThread().isInterrupted()) {
+        // Interrupted while the router ran or the limit was read: send() itself would not notice.
+        stop = notSentInterrupted();
+        fail(i, stop);
+        return true;
+      }
+      if (isGate) {
+        gateOutcomes[i] = new CountDownLatch(1); // before send: the callback may run inline
+      }
+      final int index = i;
+      final UUID id = event.id();
+      handingOver = i;
+      try {
+        producer.send(
+            record,
+            (metadata, exception) -> {
+              // Runs on the producer's I/O thread (or inline for failures found in send): keep
+              // it short.
+              if (outcome.compareAndSet(index, null, exception == null ? ACKED : exception)) {
+                if (exception != null) {
+                  failedInSend[index] =
+                      handingOver == index && Thread.currentThread() == sendingThread;
+                  failedAggregates.putIfAbsent(aggregate, id);
+                  firstFailure.compareAndSet(-1, index);
+                  producerFailed = true;
+                }
+                outcomeKnown(index);
+              }
+            });
+      } catch (RuntimeException e) {
+        handingOver = -1;
+        failedInSend[i] = true;
+        fail(i, e);
+        predictedFit[i] = false;
+        Category c = Classifier.classify(e);
+        if (c == Category.PRODUCER_FATAL
+            || c == Category.INTERRUPTED
+            || c == Category.CONFIGURATION) {
+          stop = e; // every later send would fail the same way
+        }
+        return true;
+      }
+      handingOver = -1;
+      if (isGate) {
+        openGates.put(aggregate, i);
+      }
+      Object now = outcome.get(i);
+      if (now instanceof Throwable) {
+        // Failed inside send(): metadata, size or topic trouble, found before anything left.
+        predictedFit[i] = false;
+        Throwable failure = (Throwable) now;
+        if (Classifier.classify(failure) == Category.CONFIGURATION) {
+          stop = failure; // refused credentials: no other topic fares better
+        }
+        if (isTopicWide(failure)) {
+          failedTopics.put(topics[i], failure);
+          if (Classifier.classify(failure) == Category.CONNECTIVITY && noConnection()) {
+            stop = failure; // no broker reachable at all: the other topics would block too
+          }
+        }
+      }
+      if (transactional && producerFailed) {
+        // The transaction will be aborted: sending more would only be rolled back.
+        stop = rolledBack();
+      }
+      return true;
+    }
+
+    /**
+     * True when compression (the producer's, or the broker's own codec for the topic) may make the
+     * batch the broker checks larger or smaller than measured, and the measure is too close to the
+     * limit or above it to tell: compressed, a record above the limit may well fit; incompressible,
+     * one just below may grow past it by a codec's framing. The margin, 1/64 of the size plus 1
+     * KiB, is well above what any of Kafka's codecs adds to data it cannot compress.
+     */
+    private boolean mayExceed(long bytes, TopicLimits.Limit limit) {
+      if (!producerMayCompress && !limit.brokerCompresses()) {
+        return false; // the measure is exact
+      }
+      return bytes + bytes / 64 + 1024 > limit.maxMessageBytes;
+    }
+
+    /**
+     * The reason of a record the broker refused for its size, with the measure: a refusal the
+     * transport foresaw only as possible (a gate), or did not foresee (the topic's limit changed
+     * since it was read, which is then read again).
+     */
+    private String sizeRefused(int i, String reason) {
+      if (predictedFit[i]) {
+        limits.forget(topics[i]);
+        log.warn(
+            "[{}] Kafka refused event {} for its size although its {} bytes were below topic {}'s"
+                + " max.message.bytes of {} as last read; the limit is read again. Later events of"
+                + " its aggregate in the same batch may have been written before the refusal",
+            name,
+            batch.get(i).event().id(),
+            sizes[i],
+            topics[i],
+            limitAtSend[i]);
+      }
+      return Failures.truncate(
+          reason
+              + " (the record takes "
+              + sizes[i]
+              + " bytes uncompressed with its batch overhead; topic "
+              + topics[i]
+              + (limitAtSend[i] >= 0
+                  ? " accepts at most " + limitAtSend[i] + " bytes (max.message.bytes))"
+                  : "'s max.message.bytes could not be read)"));
+    }
+
+    /** The reason of a record refused before sending because the topic would refuse it. */
+    private String tooLarge(int i, TopicLimits.Limit limit) {
+      return Failures.truncate(
+          // Named as Kafka's own refusal would be, so alerts that match it keep working.
+          "too large for Kafka (RecordTooLargeException, found before sending): topic "
+              + topics[i]
+              + " accepts at most "
+              + limit.maxMessageBytes
+              + " bytes (max.message.bytes) and the record takes "
+              + sizes[i]
+              + " (key, value, headers and batch overhead); shrink the event or raise the topic's"
+              + " max.message.bytes, then replay it");
     }
 
     /**
@@ -390,6 +603,12 @@ public final class BatchSender {
           Category c = Classifier.classify(failure);
           categories[i] = c;
           String reason = Classifier.reason(c, failure);
+          if (c == Category.REJECT
+              && !failedInSend[i]
+              && sizes[i] > 0
+              && Classifier.unwrap(failure) instanceof RecordTooLargeException) {
+            reason = sizeRefused(i, reason);
+          }
           if (c == Category.CONNECTIVITY && connectivityReason == null) {
             connectivityReason = reason;
           }
@@ -543,14 +762,22 @@ public final class BatchSender {
           producerFailed = true;
         }
         failedAggregates.putIfAbsent(aggregateKey(batch.get(i).event()), batch.get(i).event().id());
-        done.countDown();
+        outcomeKnown(i);
       }
+    }
+
+    private void outcomeKnown(int i) {
+      CountDownLatch gate = gateOutcomes[i];
+      if (gate != null) {
+        gate.countDown();
+      }
+      done.countDown();
     }
 
     private void decide(int i, String aggregate, SendResult result) {
       if (outcome.compareAndSet(i, null, result)) {
         failedAggregates.putIfAbsent(aggregate, batch.get(i).event().id());
-        done.countDown();
+        outcomeKnown(i);
       }
     }
 

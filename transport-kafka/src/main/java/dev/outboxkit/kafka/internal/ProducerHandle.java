@@ -74,6 +74,30 @@ public final class ProducerHandle {
     return settings != null && settings.transactional();
   }
 
+  /**
+   * Settings for an Admin client of the same cluster, to learn topics' size limits with; null for a
+   * borrowed producer, whose settings the transport does not know.
+   */
+  public Map<String, Object> adminConfig() {
+    return settings == null ? null : settings.adminConfig();
+  }
+
+  /**
+   * True when the producer may compress its batches: an owned one with a {@code compression.type},
+   * and a borrowed one, whose settings the transport does not know.
+   */
+  public boolean mayCompress() {
+    return settings == null || settings.compresses();
+  }
+
+  /**
+   * The producer's {@code max.request.size}, above which it refuses a record itself inside {@code
+   * send} (before anything leaves, naming the setting); unknown (max value) for a borrowed one.
+   */
+  public long maxRequestSize() {
+    return settings == null ? Long.MAX_VALUE : settings.maxRequestSize();
+  }
+
   /** Calls {@code initTransactions} once per producer instance. Call under the transaction lock. */
   public void ensureTransactionsInitialized(Producer<String, byte[]> p) {
     if (transactionsInitializedFor != p) {

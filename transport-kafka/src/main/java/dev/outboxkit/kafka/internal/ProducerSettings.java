@@ -2,10 +2,13 @@ package dev.outboxkit.kafka.internal;
 
 import dev.outboxkit.OutboxConfigurationException;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.StringJoiner;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
@@ -125,6 +128,43 @@ public final class ProducerSettings {
   /** True when {@code transactional.id} is set: every batch runs in one Kafka transaction. */
   public boolean transactional() {
     return transactional;
+  }
+
+  /** The producer's {@code max.request.size}: it refuses a larger record itself, inside send. */
+  public long maxRequestSize() {
+    // Valid by now: the producer, created from this map, would have refused it.
+    Object value = config.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+    return value == null ? DEFAULT_MAX_REQUEST_SIZE : Long.parseLong(value.toString().strip());
+  }
+
+  /** Kafka's default {@code max.request.size}: 1 MiB. */
+  private static final long DEFAULT_MAX_REQUEST_SIZE = 1 << 20;
+
+  /** True when the producer compresses its batches ({@code compression.type} other than none). */
+  public boolean compresses() {
+    Object type = config.get(ProducerConfig.COMPRESSION_TYPE_CONFIG);
+    return type != null && !type.toString().strip().equalsIgnoreCase("none");
+  }
+
+  /**
+   * Settings for an Admin client that reaches the same cluster as the producer, with the same
+   * security settings: the producer's map without the settings only a producer knows, and its
+   * {@code client.id}, if any, suffixed {@code -limits}.
+   */
+  public Map<String, Object> adminConfig() {
+    Set<String> producerOnly = new HashSet<>(ProducerConfig.configNames());
+    producerOnly.removeAll(AdminClientConfig.configNames());
+    Map<String, Object> admin = new LinkedHashMap<>();
+    for (Map.Entry<String, Object> e : config.entrySet()) {
+      if (!producerOnly.contains(e.getKey())) {
+        admin.put(e.getKey(), e.getValue());
+      }
+    }
+    Object clientId = admin.get(AdminClientConfig.CLIENT_ID_CONFIG);
+    if (clientId != null && !clientId.toString().isBlank()) {
+      admin.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId + "-limits");
+    }
+    return admin;
   }
 
   /** True unless the user turned idempotence off or lowered {@code acks}. */
