@@ -17,7 +17,6 @@ import dev.outboxkit.jdbc.internal.TableCheck;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.jdbc.internal.TimeBound;
 import dev.outboxkit.jdbc.internal.Transactions;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -347,8 +346,8 @@ public final class OutboxRelay implements AutoCloseable {
    * (the loop retries it, and the health says DOWN).
    */
   private void checkTable() {
-    try (Connection c = dataSource.getConnection()) {
-      TableCheck.verify(c, namedDialect, tableName);
+    try {
+      TableCheck.verify(dataSource, bound, namedDialect, tableName);
     } catch (SQLException e) {
       log.warn(
           "[{}] could not check table {} at start, the relay starts anyway and retries: {}",
@@ -367,8 +366,8 @@ public final class OutboxRelay implements AutoCloseable {
   private String diagnose(SQLException e) {
     String state = e.getSQLState();
     if (namedDialect != null || state != null && state.startsWith("42")) {
-      try (Connection c = dataSource.getConnection()) {
-        TableCheck.verify(c, namedDialect, tableName);
+      try {
+        TableCheck.verify(dataSource, bound, namedDialect, tableName);
       } catch (SQLException | RuntimeException check) {
         if (check instanceof OutboxConfigurationException) {
           return check.getMessage();

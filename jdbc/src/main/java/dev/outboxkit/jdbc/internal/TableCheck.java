@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.sql.DataSource;
 
 /**
  * The one home of "is this the table OutboxKit needs, on the database it was told": the relay's
@@ -36,6 +37,22 @@ public final class TableCheck {
       Pattern.compile("^\\s+([a-z_]+)\\s+([A-Z].*?),?\\s*(--.*)?$");
 
   private TableCheck() {}
+
+  /**
+   * {@link #verify(Connection, Dialect, TableName)} on a connection borrowed for it, within the
+   * network timeout of the relay's time bound (a database that stopped answering fails it, it does
+   * not hang it), with no vendor statement run before it: the dialect may be the wrong one.
+   */
+  public static void verify(DataSource ds, TimeBound bound, Dialect named, TableName table)
+      throws SQLException {
+    Transactions.inTransaction(
+        ds,
+        bound.networkOnly(),
+        c -> {
+          verify(c, named, table);
+          return null;
+        });
+  }
 
   /**
    * Checks, on a connection of the relay's own, that the named dialect (if any) is the database's
