@@ -11,7 +11,10 @@ import java.util.List;
 public class OutboxSchemaException extends OutboxConfigurationException {
   private static final long serialVersionUID = 1L;
 
+  /** The table, as written in SQL, for operators' tooling. */
   private final String table;
+
+  /** The columns the table lacks; empty when the table itself is missing. */
   private final List<String> missingColumns;
 
   /**
