@@ -5,6 +5,7 @@ import dev.outboxkit.jdbc.internal.BatchedDelete;
 import dev.outboxkit.jdbc.internal.OutboxSql;
 import dev.outboxkit.jdbc.internal.SqlDialect;
 import dev.outboxkit.jdbc.internal.SqlResolver;
+import dev.outboxkit.jdbc.internal.TableCheck;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.jdbc.internal.TimeBound;
 import java.sql.Connection;
@@ -48,9 +49,12 @@ public final class Inbox {
   private final int purgeBatchSize;
   private final TimeBound purgeBound;
   private final SqlResolver resolver;
+  // The dialect the user named, or null: a failed insert is checked against the database's own.
+  private final Dialect named;
 
   private Inbox(Builder b) {
     this.table = b.table;
+    this.named = b.dialect;
     this.purgeBatchSize = b.purgeBatchSize;
     this.resolver = SqlResolver.perDatabase(b.dialect, b.table);
     this.purgeBound = new TimeBound(b.statementTimeout, this::dialectOf);
@@ -107,7 +111,7 @@ public final class Inbox {
       if ("23505".equals(e.getSQLState()) && sql.name().equals("H2")) {
         return false;
       }
-      throw e;
+      throw TableCheck.explainInbox(e, connection, named, table);
     }
   }
 

@@ -49,6 +49,32 @@ abstract class InboxContractTest extends DatabaseTest {
   }
 
   @Test
+  void a_missing_inbox_table_is_named_with_the_ddl_to_run() throws Exception {
+    execute("DROP TABLE IF EXISTS no_such_inbox");
+    Inbox missing = Inbox.builder().table("no_such_inbox").build();
+    try (Connection c = transaction()) {
+      assertThatThrownBy(() -> missing.markProcessed(c, "billing", UUID.randomUUID()))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("inbox table no_such_inbox does not exist")
+          .hasMessageContaining("OutboxSchema.createInbox(connection, \"no_such_inbox\"");
+      c.rollback();
+    }
+  }
+
+  @Test
+  void a_named_dialect_that_is_not_the_databases_is_said_as_such() throws Exception {
+    Dialect wrong = dialect == Dialect.POSTGRESQL ? Dialect.MARIADB : Dialect.POSTGRESQL;
+    Inbox misnamed = Inbox.builder().dialect(wrong).build();
+    try (Connection c = transaction()) {
+      assertThatThrownBy(() -> misnamed.markProcessed(c, "billing", UUID.randomUUID()))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("dialect " + wrong + " was named")
+          .hasMessageContaining("Dialect." + dialect);
+      c.rollback();
+    }
+  }
+
+  @Test
   void the_effect_and_the_inbox_row_commit_together() throws Exception {
     UUID id = UUID.randomUUID();
     try (Connection c = transaction()) {

@@ -123,6 +123,20 @@ public final class TableCheck {
    * @param named the dialect the user named, or null when it is detected
    */
   public static SQLException explain(SQLException e, Connection c, Dialect named, TableName table) {
+    return explain(e, c, named, table, false);
+  }
+
+  /**
+   * As {@link #explain(SQLException, Connection, Dialect, TableName)}, for a statement on an inbox
+   * table: a missing one names {@code OutboxSchema.createInbox}.
+   */
+  public static SQLException explainInbox(
+      SQLException e, Connection c, Dialect named, TableName table) {
+    return explain(e, c, named, table, true);
+  }
+
+  private static SQLException explain(
+      SQLException e, Connection c, Dialect named, TableName table, boolean inbox) {
     String why = null;
     try {
       if (named != null) {
@@ -132,13 +146,14 @@ public final class TableCheck {
         }
       }
       if (why == null && NO_TABLE.contains(e.getSQLState())) {
-        why = missingTable(named != null ? named : Dialect.detect(c), table);
+        Dialect d = named != null ? named : Dialect.detect(c);
+        why = inbox ? missingInbox(d, table) : missingTable(d, table);
       }
     } catch (SQLException | RuntimeException ignored) {
       // The metadata could not be had (a closed connection, an unsupported database): the
       // failure as the driver gave it is all there is to say.
     }
-    if (why == null && NO_COLUMN.contains(e.getSQLState())) {
+    if (why == null && !inbox && NO_COLUMN.contains(e.getSQLState())) {
       why =
           "table "
               + table.qualified()
@@ -182,6 +197,21 @@ public final class TableCheck {
         + "\") in your migrations (shipped in outboxkit-jdbc as dev/outboxkit/jdbc/schema/"
         + Dialects.sql(dialect).schemaResource()
         + ")";
+  }
+
+  private static String missingInbox(Dialect dialect, TableName table) {
+    return "inbox table "
+        + table.qualified()
+        + " does not exist (or this database user cannot read it): create it at start-up with"
+        + " OutboxSchema.createInbox(connection, \""
+        + table.qualified()
+        + "\", Dialect."
+        + dialect
+        + "), or run the DDL of OutboxSchema.inboxDdl(Dialect."
+        + dialect
+        + ", \""
+        + table.qualified()
+        + "\") in your migrations";
   }
 
   /** The columns of the shipped DDL, in order, each with its definition (type, default, null). */
