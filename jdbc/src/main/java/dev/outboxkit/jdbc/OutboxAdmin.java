@@ -305,13 +305,10 @@ public final class OutboxAdmin {
 
   /**
    * A missing table or a wrong dialect is said as such, with what to do, asking a fresh
-   * connection's metadata: for every failure when a dialect was named (a vendor's statement fails
-   * on another database in any SQL state), else for a statement the database refused (SQL state
-   * class 42).
+   * connection's metadata, for the failures {@link TableCheck#worthExplaining} picks.
    */
   private SQLException explain(SQLException e) {
-    String state = e.getSQLState();
-    if (named == null && (state == null || !state.startsWith("42"))) {
+    if (!TableCheck.worthExplaining(e, named)) {
       return e;
     }
     try (Connection c = ds.getConnection()) {

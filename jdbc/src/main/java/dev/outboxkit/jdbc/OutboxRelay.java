@@ -358,14 +358,13 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   /**
-   * What a database failure of the loop means: for a statement the database refused (SQL state
-   * class 42: a missing table or column), or any failure when a dialect was named (a vendor's
-   * statement fails on another database in any state), the start-up check's answer, which names the
-   * statements to run; otherwise the driver's message.
+   * What a database failure of the loop means: for the failures {@link TableCheck#worthExplaining}
+   * picks (a missing table or column, a wrong dialect), the start-up check's answer, which names
+   * the statements to run; otherwise the driver's message, without borrowing another connection
+   * from a database that is not answering.
    */
   private String diagnose(SQLException e) {
-    String state = e.getSQLState();
-    if (namedDialect != null || state != null && state.startsWith("42")) {
+    if (TableCheck.worthExplaining(e, namedDialect)) {
       try {
         TableCheck.verify(dataSource, bound, namedDialect, tableName);
       } catch (SQLException | RuntimeException check) {

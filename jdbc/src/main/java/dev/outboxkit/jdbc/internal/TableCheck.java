@@ -39,6 +39,21 @@ public final class TableCheck {
   private TableCheck() {}
 
   /**
+   * Whether a failure is worth a look at the table and the dialect on a connection borrowed for it:
+   * one the database answered (not a connection failure, SQL state class 08, nor a pool's refusal
+   * without a state, which a second borrow would only repeat, waiting as long again), and either a
+   * refused statement (class 42) or any answer when a dialect was named (a vendor's statement fails
+   * on another database in any state, H2's 90022 for one).
+   */
+  public static boolean worthExplaining(SQLException e, Dialect named) {
+    String state = e.getSQLState();
+    if (state == null || state.startsWith("08")) {
+      return false;
+    }
+    return named != null || state.startsWith("42");
+  }
+
+  /**
    * {@link #verify(Connection, Dialect, TableName)} on a connection borrowed for it, within the
    * network timeout of the relay's time bound (a database that stopped answering fails it, it does
    * not hang it), with no vendor statement run before it: the dialect may be the wrong one.
