@@ -38,8 +38,13 @@ public final class TimeBound {
    */
   private static final Executor CALLING_THREAD = Runnable::run;
 
-  /** How much longer than the statement limit the client waits for an answer. */
-  private static final Duration NETWORK_MARGIN = Duration.ofSeconds(1);
+  /**
+   * How much longer than the statement limit, rounded up to whole seconds, the client waits for an
+   * answer. Rounded up, because some servers bound lock waits in whole seconds (InnoDB's
+   * innodb_lock_wait_timeout) and notice the end of a wait only on their next once-a-second check:
+   * the server's own error must come first, leaving the connection usable.
+   */
+  private static final Duration NETWORK_MARGIN = Duration.ofSeconds(2);
 
   private final Duration statementTimeout;
   private final String millis;
@@ -58,8 +63,9 @@ public final class TimeBound {
   public TimeBound(Duration statementTimeout, SqlSource dialects) {
     this.statementTimeout = statementTimeout;
     this.millis = Long.toString(Math.max(1, statementTimeout.toMillis()));
+    long wholeSeconds = (Math.max(1, statementTimeout.toMillis()) + 999) / 1000;
     this.networkMillis =
-        (int) Math.min(Integer.MAX_VALUE, statementTimeout.plus(NETWORK_MARGIN).toMillis());
+        (int) Math.min(Integer.MAX_VALUE, wholeSeconds * 1000 + NETWORK_MARGIN.toMillis());
     this.dialects = dialects;
   }
 
