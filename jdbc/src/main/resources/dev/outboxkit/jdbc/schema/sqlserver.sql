@@ -17,7 +17,7 @@
 -- past rows other relays are updating instead of waiting for them; it is not required.
 CREATE TABLE outbox_event (
     seq             BIGINT IDENTITY(1, 1) NOT NULL,                   -- claim order
-    id              UNIQUEIDENTIFIER NOT NULL,                        -- event id, stable across retries
+    id              UNIQUEIDENTIFIER NOT NULL,                  -- event id, stable across retries
     aggregate_type  NVARCHAR(510) COLLATE Latin1_General_100_BIN2 NOT NULL,
     aggregate_id    NVARCHAR(510) COLLATE Latin1_General_100_BIN2 NOT NULL,
     event_type      NVARCHAR(510) NOT NULL,
