@@ -6,4 +6,7 @@ module dev.outboxkit.jdbc {
   requires static org.postgresql.jdbc;
 
   exports dev.outboxkit.jdbc;
+  exports dev.outboxkit.jdbc.dialect;
+
+  uses dev.outboxkit.jdbc.dialect.DialectProvider;
 }

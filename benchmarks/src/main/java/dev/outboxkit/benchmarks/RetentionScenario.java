@@ -5,7 +5,6 @@ import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.OutboxSchema;
-import dev.outboxkit.jdbc.internal.Dialects;
 import dev.outboxkit.jdbc.internal.OutboxSql;
 import dev.outboxkit.jdbc.internal.RetentionSweep;
 import dev.outboxkit.jdbc.internal.ScheduledRetention;
@@ -123,12 +122,12 @@ final class RetentionScenario implements Scenario {
     if (purge) {
       // The walk a relay's retention thread runs, paced as there, driven here so that it stops
       // with the drain.
-      OutboxSql sql = OutboxSql.of(Dialects.sql(run.dialect()), TableName.of(TABLE));
+      OutboxSql sql = OutboxSql.of(run.dialect().preset(), TableName.of(TABLE));
       RetentionSweep sweep =
           new RetentionSweep(
               ds,
               null,
-              new TimeBound(OutboxRelay.DEFAULT_STATEMENT_TIMEOUT, c -> sql.dialect()),
+              new TimeBound(OutboxRelay.DEFAULT_STATEMENT_TIMEOUT, c -> sql),
               c -> sql,
               OutboxAdmin.DEFAULT_PURGE_BATCH_SIZE,
               ScheduledRetention.REST_PER_WORK);

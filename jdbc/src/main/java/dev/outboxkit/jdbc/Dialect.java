@@ -1,13 +1,18 @@
 package dev.outboxkit.jdbc;
 
 import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.jdbc.dialect.DialectRegistry;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
+import dev.outboxkit.jdbc.internal.Presets;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 
 /**
- * The database products OutboxKit speaks. Detected from the connection's metadata unless named
- * explicitly (name it when a proxy or unusual driver hides the product).
+ * The database products OutboxKit ships, each a preset of the dialect SPI ({@link #preset()}).
+ * Detected from the connection's metadata unless named explicitly (name it when a proxy or unusual
+ * driver hides the product). Any other database gets a {@link SqlDialect} of its own, registered
+ * with {@link DialectRegistry} so that it is detected too.
  */
 public enum Dialect {
   /** PostgreSQL 12 or later. */
@@ -19,6 +24,35 @@ public enum Dialect {
   /** H2 2.x, for development and tests. */
   H2;
 
+  /** {@return this database's dialect, to pass as it is or to start a dialect of your own from} */
+  public SqlDialect preset() {
+    switch (this) {
+      case POSTGRESQL:
+        return Presets.postgres();
+      case MYSQL:
+        return Presets.mysql();
+      case MARIADB:
+        return Presets.mariadb();
+      default:
+        return Presets.h2();
+    }
+  }
+
+  /**
+   * {@return the shipped database this dialect is, or null for a dialect of a user's own (one built
+   * from a preset with {@code toBuilder} is the user's own)}
+   *
+   * @param dialect a dialect
+   */
+  public static Dialect of(SqlDialect dialect) {
+    for (Dialect d : values()) {
+      if (d.preset() == dialect) {
+        return d;
+      }
+    }
+    return null;
+  }
+
   /**
    * Detects the product behind a connection without running a statement.
    *
@@ -27,11 +61,25 @@ public enum Dialect {
    *
    * @param connection an open connection; left untouched
    * @return the dialect
-   * @throws OutboxConfigurationException if the product is not supported
+   * @throws OutboxConfigurationException if the product is none of these ({@link
+   *     DialectRegistry#detect} also finds dialects users registered)
    * @throws SQLException if the metadata cannot be read
    */
   public static Dialect detect(Connection connection) throws SQLException {
-    DatabaseMetaData md = connection.getMetaData();
+    Dialect d = detect(connection.getMetaData());
+    if (d == null) {
+      throw new OutboxConfigurationException(DialectRegistry.unknown(connection.getMetaData()));
+    }
+    return d;
+  }
+
+  /**
+   * {@return the shipped database behind this metadata, or null for another product}
+   *
+   * @param md a connection's metadata
+   * @throws SQLException if it cannot be read
+   */
+  public static Dialect detect(DatabaseMetaData md) throws SQLException {
     String product = md.getDatabaseProductName();
     String version = md.getDatabaseProductVersion();
     if (product.contains("PostgreSQL")) {
@@ -46,12 +94,6 @@ public enum Dialect {
     if (product.contains("H2")) {
       return H2;
     }
-    throw new OutboxConfigurationException(
-        "unsupported database '"
-            + product
-            + " "
-            + version
-            + "': OutboxKit supports PostgreSQL, MySQL, MariaDB and H2; if this is one of them"
-            + " behind a proxy, name the dialect explicitly");
+    return null;
   }
 }

@@ -1,15 +1,16 @@
 package dev.outboxkit.jdbc;
 
 import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.jdbc.dialect.ErrorCodes;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.jdbc.internal.BatchedDelete;
+import dev.outboxkit.jdbc.internal.InboxRows;
 import dev.outboxkit.jdbc.internal.OutboxSql;
-import dev.outboxkit.jdbc.internal.SqlDialect;
 import dev.outboxkit.jdbc.internal.SqlResolver;
 import dev.outboxkit.jdbc.internal.TableCheck;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.jdbc.internal.TimeBound;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
@@ -50,18 +51,14 @@ public final class Inbox {
   private final TimeBound purgeBound;
   private final SqlResolver resolver;
   // The dialect the user named, or null: a failed insert is checked against the database's own.
-  private final Dialect named;
+  private final SqlDialect named;
 
   private Inbox(Builder b) {
     this.table = b.table;
     this.named = b.dialect;
     this.purgeBatchSize = b.purgeBatchSize;
     this.resolver = SqlResolver.perDatabase(b.dialect, b.table);
-    this.purgeBound = new TimeBound(b.statementTimeout, this::dialectOf);
-  }
-
-  private SqlDialect dialectOf(Connection c) throws SQLException {
-    return resolver.sql(c).dialect();
+    this.purgeBound = new TimeBound(b.statementTimeout, resolver::sql);
   }
 
   /** {@return an inbox on {@code outbox_inbox}, dialect detected per connection} */
@@ -101,14 +98,11 @@ public final class Inbox {
               + " effect it guards: call connection.setAutoCommit(false) and commit both together");
     }
     OutboxSql statements = resolver.sql(connection);
-    SqlDialect sql = statements.dialect();
-    try (PreparedStatement ps = connection.prepareStatement(statements.sql(sql.inboxInsert()))) {
-      ps.setString(1, consumer);
-      sql.setUuid(ps, 2, eventId);
-      return ps.executeUpdate() == 1;
+    try {
+      return InboxRows.insert(connection, statements, consumer, eventId);
     } catch (SQLException e) {
-      // H2's MERGE can lose a race for the key instead of waiting; the other side processed it.
-      if ("23505".equals(e.getSQLState()) && sql.name().equals("H2")) {
+      // A concurrent insert of the same pair won: the other side processed it.
+      if (statements.dialect().errors().is(ErrorCodes.Kind.DUPLICATE_KEY, e)) {
         return false;
       }
       throw TableCheck.explainInbox(e, connection, named, table);
@@ -133,16 +127,13 @@ public final class Inbox {
         retention,
         purgeBatchSize,
         purgeBound,
-        c -> {
-          OutboxSql statements = resolver.sql(c);
-          return statements.sql(statements.dialect().inboxPurge());
-        });
+        resolver::sql);
   }
 
   /** Configures an {@link Inbox}. */
   public static final class Builder {
     private TableName table = TableName.of(DEFAULT_TABLE);
-    private Dialect dialect;
+    private SqlDialect dialect;
     private int purgeBatchSize = 1000;
     private Duration statementTimeout = OutboxAdmin.DEFAULT_STATEMENT_TIMEOUT;
 
@@ -166,6 +157,17 @@ public final class Inbox {
      * @return this builder
      */
     public Builder dialect(Dialect dialect) {
+      return dialect(OutboxConfigurationException.requireNonNull(dialect, "dialect").preset());
+    }
+
+    /**
+     * Uses this dialect, a preset ({@link Dialect#preset()}) or one of your own, instead of
+     * detecting it.
+     *
+     * @param dialect the database's dialect
+     * @return this builder
+     */
+    public Builder dialect(SqlDialect dialect) {
       this.dialect = OutboxConfigurationException.requireNonNull(dialect, "dialect");
       return this;
     }

@@ -1,16 +1,19 @@
 package dev.outboxkit.jdbc;
 
 import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.jdbc.internal.BatchedDelete;
 import dev.outboxkit.jdbc.internal.OutboxSql;
+import dev.outboxkit.jdbc.internal.Query;
 import dev.outboxkit.jdbc.internal.RetentionSweep;
 import dev.outboxkit.jdbc.internal.SqlResolver;
+import dev.outboxkit.jdbc.internal.Statement;
+import dev.outboxkit.jdbc.internal.Statements;
 import dev.outboxkit.jdbc.internal.TableCheck;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.jdbc.internal.TimeBound;
 import dev.outboxkit.jdbc.internal.Transactions;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -55,7 +58,7 @@ public final class OutboxAdmin {
   private final int purgeBatchSize;
   private final TimeBound bound;
   private final SqlResolver resolver;
-  private final Dialect named;
+  private final SqlDialect named;
 
   private OutboxAdmin(Builder b) {
     this.ds = b.dataSource;
@@ -63,7 +66,7 @@ public final class OutboxAdmin {
     this.named = b.dialect;
     this.resolver = SqlResolver.owned(b.dialect, table);
     this.purgeBatchSize = b.purgeBatchSize;
-    this.bound = new TimeBound(b.statementTimeout, c -> sql(c).dialect());
+    this.bound = new TimeBound(b.statementTimeout, this::sql);
   }
 
   /**
@@ -97,8 +100,8 @@ public final class OutboxAdmin {
           for (EventStatus status : EventStatus.values()) {
             counts.put(status, 0L);
           }
-          try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().countByStatus()));
-              ResultSet rs = ps.executeQuery()) {
+          try (Query q = Query.prepare(c, s, Statements.COUNT_BY_STATUS);
+              ResultSet rs = q.executeQuery()) {
             while (rs.next()) {
               counts.put(EventStatus.valueOf(rs.getString("status")), rs.getLong("n"));
             }
@@ -118,9 +121,9 @@ public final class OutboxAdmin {
     return query(
         "count " + status + " events",
         (c, s) -> {
-          try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().countStatus()))) {
-            ps.setString(1, status.name());
-            try (ResultSet rs = ps.executeQuery()) {
+          try (Query q = Query.prepare(c, s, Statements.COUNT_STATUS)) {
+            q.setString("status", status.name());
+            try (ResultSet rs = q.executeQuery()) {
               rs.next();
               return rs.getLong(1);
             }
@@ -137,8 +140,8 @@ public final class OutboxAdmin {
     return query(
         "read the oldest pending event",
         (c, s) -> {
-          try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().oldestPending()));
-              ResultSet rs = ps.executeQuery()) {
+          try (Query q = Query.prepare(c, s, Statements.OLDEST_PENDING);
+              ResultSet rs = q.executeQuery()) {
             rs.next();
             Instant oldest = s.dialect().getInstant(rs, "oldest");
             Instant now = s.dialect().getInstant(rs, "db_now");
@@ -158,8 +161,8 @@ public final class OutboxAdmin {
     return query(
         "read the outbox snapshot",
         (c, s) -> {
-          try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().snapshot()));
-              ResultSet rs = ps.executeQuery()) {
+          try (Query q = Query.prepare(c, s, Statements.SNAPSHOT);
+              ResultSet rs = q.executeQuery()) {
             rs.next();
             Instant oldest = s.dialect().getInstant(rs, "oldest");
             Instant now = s.dialect().getInstant(rs, "db_now");
@@ -194,10 +197,9 @@ public final class OutboxAdmin {
         "list DEAD events",
         (c, s) -> {
           List<DeadEvent> page = new ArrayList<>();
-          try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().listDead()))) {
-            ps.setLong(1, afterSeq);
-            ps.setInt(2, limit);
-            try (ResultSet rs = ps.executeQuery()) {
+          try (Query q = Query.prepare(c, s, Statements.LIST_DEAD)) {
+            q.setLong("after", afterSeq).setInt("limit", limit);
+            try (ResultSet rs = q.executeQuery()) {
               while (rs.next()) {
                 page.add(
                     new DeadEvent(
@@ -237,8 +239,8 @@ public final class OutboxAdmin {
     return query(
         "replay all DEAD events",
         (c, s) -> {
-          try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().replayAllDead()))) {
-            return ps.executeUpdate();
+          try (Query q = Query.prepare(c, s, Statements.REPLAY_ALL_DEAD)) {
+            return q.executeUpdate();
           }
         });
   }
@@ -281,20 +283,19 @@ public final class OutboxAdmin {
     return query(
         what,
         (c, s) -> {
-          String template = replay ? s.dialect().replayDead() : s.dialect().discardDead();
-          try (PreparedStatement ps = c.prepareStatement(s.sql(template))) {
-            s.dialect().setUuid(ps, 1, eventId);
-            return ps.executeUpdate();
+          Statement st = replay ? Statements.REPLAY_DEAD : Statements.DISCARD_DEAD;
+          try (Query q = Query.prepare(c, s, st)) {
+            return q.setUuid("id", eventId).executeUpdate();
           }
         });
   }
 
   @FunctionalInterface
-  private interface Query<T> {
+  private interface Work<T> {
     T run(Connection c, OutboxSql sql) throws SQLException;
   }
 
-  private <T> T query(String what, Query<T> query) {
+  private <T> T query(String what, Work<T> query) {
     try {
       return Transactions.inOwnTransaction(
           ds, "OutboxAdmin (" + what + ")", bound, c -> query.run(c, sql(c)));
@@ -327,7 +328,7 @@ public final class OutboxAdmin {
   public static final class Builder {
     private final DataSource dataSource;
     private TableName table = TableName.of(TableName.DEFAULT);
-    private Dialect dialect;
+    private SqlDialect dialect;
     private int purgeBatchSize = DEFAULT_PURGE_BATCH_SIZE;
     private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
 
@@ -353,6 +354,17 @@ public final class OutboxAdmin {
      * @return this builder
      */
     public Builder dialect(Dialect dialect) {
+      return dialect(OutboxConfigurationException.requireNonNull(dialect, "dialect").preset());
+    }
+
+    /**
+     * Uses this dialect, a preset ({@link Dialect#preset()}) or one of your own, instead of
+     * detecting it.
+     *
+     * @param dialect the database's dialect
+     * @return this builder
+     */
+    public Builder dialect(SqlDialect dialect) {
       this.dialect = OutboxConfigurationException.requireNonNull(dialect, "dialect");
       return this;
     }

@@ -2,6 +2,7 @@ package dev.outboxkit.jdbc;
 
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.Transport;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.jdbc.internal.Ack;
 import dev.outboxkit.jdbc.internal.Backoff;
 import dev.outboxkit.jdbc.internal.DestinationOutages;
@@ -143,7 +144,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final RelayStore store;
   private final HealthMonitor health;
   private final TableName tableName;
-  private final Dialect namedDialect;
+  private final SqlDialect namedDialect;
   private final boolean checkTableAtStart;
   private final Object lifecycle = new Object();
   private volatile Thread worker;
@@ -364,6 +365,15 @@ public final class OutboxRelay implements AutoCloseable {
    * from a database that is not answering.
    */
   private String diagnose(SQLException e) {
+    if (store.isLockTimeout(e)) {
+      return "a lock wait ran out after statementTimeout ("
+          + bound.statementTimeout()
+          + "): another transaction holds rows of "
+          + table
+          + " (or the whole table) longer than that; find it in the database's lock view ["
+          + e.getMessage()
+          + "]";
+    }
     if (TableCheck.worthExplaining(e, namedDialect)) {
       try {
         TableCheck.verify(dataSource, bound, namedDialect, tableName);
@@ -727,7 +737,7 @@ public final class OutboxRelay implements AutoCloseable {
     private final Transport transport;
     private String name = "outbox-relay";
     private TableName table = TableName.of(TableName.DEFAULT);
-    private Dialect dialect;
+    private SqlDialect dialect;
     private int batchSize = DEFAULT_BATCH_SIZE;
     private Duration pollInterval = DEFAULT_POLL_INTERVAL;
     private Duration leaseDuration = DEFAULT_LEASE_DURATION;
@@ -792,6 +802,17 @@ public final class OutboxRelay implements AutoCloseable {
      * @return this builder
      */
     public Builder dialect(Dialect dialect) {
+      return dialect(OutboxConfigurationException.requireNonNull(dialect, "dialect").preset());
+    }
+
+    /**
+     * Uses this dialect, a preset ({@link Dialect#preset()}) or one of your own, instead of
+     * detecting it.
+     *
+     * @param dialect the database's dialect
+     * @return this builder
+     */
+    public Builder dialect(SqlDialect dialect) {
       this.dialect = OutboxConfigurationException.requireNonNull(dialect, "dialect");
       return this;
     }

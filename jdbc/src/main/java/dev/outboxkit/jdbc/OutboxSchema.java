@@ -1,7 +1,10 @@
 package dev.outboxkit.jdbc;
 
 import dev.outboxkit.OutboxConfigurationException;
-import dev.outboxkit.jdbc.internal.Dialects;
+import dev.outboxkit.jdbc.dialect.Beta;
+import dev.outboxkit.jdbc.dialect.DialectRegistry;
+import dev.outboxkit.jdbc.dialect.ErrorCodes;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.jdbc.internal.TableName;
 import java.io.IOException;
 import java.io.InputStream;
@@ -44,7 +47,7 @@ public final class OutboxSchema {
    * @throws SQLException if a statement fails
    */
   public static void create(Connection connection, String table) throws SQLException {
-    create(connection, table, Dialect.detect(connection));
+    create(connection, table, DialectRegistry.detect(connection));
   }
 
   /**
@@ -57,9 +60,38 @@ public final class OutboxSchema {
    */
   public static void create(Connection connection, String table, Dialect dialect)
       throws SQLException {
+    create(connection, table, dialect.preset());
+  }
+
+  /**
+   * Creates the named table with a dialect of your own (or a preset), if it does not exist. A DDL
+   * statement that fails because its table or index exists (the dialect's {@link
+   * ErrorCodes.Kind#ALREADY_EXISTS} codes) is skipped, so DDL without {@code IF NOT EXISTS} may run
+   * again.
+   *
+   * @param connection a connection with DDL rights; not committed here
+   * @param table {@code name} or {@code schema.name}, a plain SQL identifier
+   * @param dialect the database's dialect
+   * @throws OutboxConfigurationException if the dialect has no DDL
+   * @throws SQLException if a statement fails
+   */
+  @Beta
+  public static void create(Connection connection, String table, SqlDialect dialect)
+      throws SQLException {
+    run(connection, dialect, ddl(dialect, table));
+  }
+
+  private static void run(Connection connection, SqlDialect dialect, String script)
+      throws SQLException {
     try (Statement s = connection.createStatement()) {
-      for (String statement : statements(ddl(dialect, table))) {
-        s.execute(statement);
+      for (String statement : statements(script)) {
+        try {
+          s.execute(statement);
+        } catch (SQLException e) {
+          if (!dialect.errors().is(ErrorCodes.Kind.ALREADY_EXISTS, e)) {
+            throw e;
+          }
+        }
       }
     }
   }
@@ -72,7 +104,30 @@ public final class OutboxSchema {
    * @param table {@code name} or {@code schema.name}; index names derive from the table part
    */
   public static String ddl(Dialect dialect, String table) {
-    return script(Dialects.sql(dialect).schemaResource(), TableName.DEFAULT, TableName.of(table));
+    return ddl(dialect.preset(), table);
+  }
+
+  /**
+   * {@return the DDL of a dialect of your own (or a preset) for a table, as a script of {@code
+   * ;}-terminated statements}
+   *
+   * @param dialect the database's dialect
+   * @param table {@code name} or {@code schema.name}; index names derive from the table part
+   * @throws OutboxConfigurationException if the dialect has no DDL
+   */
+  @Beta
+  public static String ddl(SqlDialect dialect, String table) {
+    String script =
+        dialect
+            .schema()
+            .orElseThrow(
+                () ->
+                    new OutboxConfigurationException(
+                        "dialect "
+                            + dialect.name()
+                            + " has no DDL: give it with SqlDialect.Builder.schema(...), or"
+                            + " create the table yourself"));
+    return rename(script, TableName.DEFAULT, TableName.of(table));
   }
 
   /**
@@ -86,8 +141,8 @@ public final class OutboxSchema {
    * @throws SQLException if a statement fails
    */
   public static void createNotifyTrigger(Connection connection, String table) throws SQLException {
-    Dialect dialect = Dialect.detect(connection);
-    if (dialect != Dialect.POSTGRESQL) {
+    SqlDialect dialect = DialectRegistry.detect(connection);
+    if (Dialect.of(dialect) != Dialect.POSTGRESQL) {
       throw new OutboxConfigurationException(
           "notification wake-ups need PostgreSQL's LISTEN/NOTIFY; this is " + dialect);
     }
@@ -105,7 +160,7 @@ public final class OutboxSchema {
    * @param table the outbox table the trigger watches
    */
   public static String notifyDdl(String table) {
-    return script("postgresql-notify.sql", TableName.DEFAULT, TableName.of(table));
+    return rename(read("postgresql-notify.sql"), TableName.DEFAULT, TableName.of(table));
   }
 
   /**
@@ -115,7 +170,7 @@ public final class OutboxSchema {
    * @throws SQLException if a statement fails
    */
   public static void createInbox(Connection connection) throws SQLException {
-    createInbox(connection, Inbox.DEFAULT_TABLE, Dialect.detect(connection));
+    createInbox(connection, Inbox.DEFAULT_TABLE, DialectRegistry.detect(connection));
   }
 
   /**
@@ -128,11 +183,22 @@ public final class OutboxSchema {
    */
   public static void createInbox(Connection connection, String table, Dialect dialect)
       throws SQLException {
-    try (Statement s = connection.createStatement()) {
-      for (String statement : statements(inboxDdl(dialect, table))) {
-        s.execute(statement);
-      }
-    }
+    createInbox(connection, table, dialect.preset());
+  }
+
+  /**
+   * Creates a consumer inbox table with a dialect of your own (or a preset), if missing; skips
+   * statements as {@link #create(Connection, String, SqlDialect)} does.
+   *
+   * @param connection a connection with DDL rights to the consumer's database; not committed here
+   * @param table {@code name} or {@code schema.name}, a plain SQL identifier
+   * @param dialect the database's dialect
+   * @throws SQLException if a statement fails
+   */
+  @Beta
+  public static void createInbox(Connection connection, String table, SqlDialect dialect)
+      throws SQLException {
+    run(connection, dialect, inboxDdl(dialect, table));
   }
 
   /**
@@ -142,21 +208,45 @@ public final class OutboxSchema {
    * @param table {@code name} or {@code schema.name}, a plain SQL identifier
    */
   public static String inboxDdl(Dialect dialect, String table) {
-    return script(
-        Dialects.sql(dialect).inboxSchemaResource(), Inbox.DEFAULT_TABLE, TableName.of(table));
+    return inboxDdl(dialect.preset(), table);
   }
 
-  private static String script(String file, String placeholder, TableName name) {
+  /**
+   * {@return the consumer inbox DDL of a dialect of your own (or a preset), for migration tools}
+   *
+   * @param dialect the database's dialect
+   * @param table {@code name} or {@code schema.name}, a plain SQL identifier
+   * @throws OutboxConfigurationException if the dialect has no inbox DDL
+   */
+  @Beta
+  public static String inboxDdl(SqlDialect dialect, String table) {
+    String script =
+        dialect
+            .inboxSchema()
+            .orElseThrow(
+                () ->
+                    new OutboxConfigurationException(
+                        "dialect "
+                            + dialect.name()
+                            + " has no inbox DDL: give it with"
+                            + " SqlDialect.Builder.inboxSchema(...), or create the table"
+                            + " yourself"));
+    return rename(script, Inbox.DEFAULT_TABLE, TableName.of(table));
+  }
+
+  private static String read(String file) {
     String resource = "schema/" + file;
-    String script;
     try (InputStream in = OutboxSchema.class.getResourceAsStream(resource)) {
       if (in == null) {
         throw new OutboxConfigurationException("missing resource " + resource);
       }
-      script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new OutboxConfigurationException("cannot read " + resource, e);
     }
+  }
+
+  private static String rename(String script, String placeholder, TableName name) {
     // Index and constraint names (outbox_event_*) take the bare table name; table references
     // take the possibly schema-qualified one.
     return script

@@ -3,17 +3,15 @@ package dev.outboxkit.jdbc;
 import dev.outboxkit.InvalidEventException;
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
+import dev.outboxkit.jdbc.internal.Appends;
 import dev.outboxkit.jdbc.internal.ContextHeaders;
-import dev.outboxkit.jdbc.internal.EventRows;
 import dev.outboxkit.jdbc.internal.HeadersCodec;
-import dev.outboxkit.jdbc.internal.Micros;
 import dev.outboxkit.jdbc.internal.OutboxSql;
-import dev.outboxkit.jdbc.internal.SqlDialect;
 import dev.outboxkit.jdbc.internal.SqlResolver;
 import dev.outboxkit.jdbc.internal.TableCheck;
 import dev.outboxkit.jdbc.internal.TableName;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +54,7 @@ public final class OutboxWriter {
   private final ContextHeaders contextHeaders;
   private final SqlResolver resolver;
   // The dialect the user named, or null: a failed insert is checked against the database's own.
-  private final Dialect dialect;
+  private final SqlDialect dialect;
 
   private OutboxWriter(Builder b) {
     this.table = b.table;
@@ -91,9 +89,8 @@ public final class OutboxWriter {
     checkPayload(event);
     OutboxSql sql = resolver.sql(connection);
     Map<String, String> context = context();
-    try (PreparedStatement ps = connection.prepareStatement(sql.sql(sql.dialect().insert()))) {
-      bind(sql.dialect(), ps, event, context);
-      ps.executeUpdate();
+    try {
+      Appends.insert(connection, sql, List.of(event), e -> headers(e, context));
     } catch (SQLException e) {
       throw TableCheck.explain(e, connection, dialect, table);
     }
@@ -119,12 +116,8 @@ public final class OutboxWriter {
     }
     OutboxSql sql = resolver.sql(connection);
     Map<String, String> context = context();
-    try (PreparedStatement ps = connection.prepareStatement(sql.sql(sql.dialect().insert()))) {
-      for (OutboxEvent event : events) {
-        bind(sql.dialect(), ps, event, context);
-        ps.addBatch();
-      }
-      ps.executeBatch();
+    try {
+      Appends.insert(connection, sql, events, e -> headers(e, context));
     } catch (SQLException e) {
       throw TableCheck.explain(e, connection, dialect, table);
     }
@@ -167,18 +160,14 @@ public final class OutboxWriter {
     return contextHeaders == null ? Map.of() : contextHeaders.current();
   }
 
-  private static void bind(
-      SqlDialect sql, PreparedStatement ps, OutboxEvent e, Map<String, String> context)
-      throws SQLException {
-    String headers = HeadersCodec.encode(ContextHeaders.merge(e.headers(), context));
-    // The statement's last parameter: available_at, now (the database's) plus the delay.
-    ps.setLong(EventRows.bind(ps, sql, e, headers), Micros.of(e.delay()));
+  private static String headers(OutboxEvent e, Map<String, String> context) {
+    return HeadersCodec.encode(ContextHeaders.merge(e.headers(), context));
   }
 
   /** Configures an {@link OutboxWriter}. */
   public static final class Builder {
     private TableName table = TableName.of(TableName.DEFAULT);
-    private Dialect dialect;
+    private SqlDialect dialect;
     private boolean allowAutoCommit;
     private boolean managedTransactions;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
@@ -206,6 +195,17 @@ public final class OutboxWriter {
      * @return this builder
      */
     public Builder dialect(Dialect dialect) {
+      return dialect(OutboxConfigurationException.requireNonNull(dialect, "dialect").preset());
+    }
+
+    /**
+     * Uses this dialect, a preset ({@link Dialect#preset()}) or one of your own, instead of
+     * detecting it.
+     *
+     * @param dialect the database's dialect
+     * @return this builder
+     */
+    public Builder dialect(SqlDialect dialect) {
       this.dialect = OutboxConfigurationException.requireNonNull(dialect, "dialect");
       return this;
     }

@@ -1,7 +1,6 @@
 package dev.outboxkit.jdbc;
 
-import dev.outboxkit.jdbc.internal.Dialects;
-import dev.outboxkit.jdbc.internal.SqlDialect;
+import dev.outboxkit.jdbc.internal.CompiledDialect;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.FreshDatabase;
 import dev.outboxkit.testkit.Sql;
@@ -43,8 +42,8 @@ abstract class DatabaseTest {
     }
   }
 
-  protected SqlDialect sql() {
-    return Dialects.sql(dialect);
+  protected CompiledDialect sql() {
+    return CompiledDialect.of(dialect.preset());
   }
 
   protected void execute(String statement) throws SQLException {

@@ -50,7 +50,9 @@ class MariaDbIsolationTest extends DatabaseTest {
                 throw new IllegalStateException(e);
               }
             },
-            sql().beforeRelayTransaction());
+            dev.outboxkit.jdbc.internal.OutboxSql.of(
+                    dialect.preset(), dev.outboxkit.jdbc.internal.TableName.of("outbox_event"))
+                .text(dev.outboxkit.jdbc.internal.Statements.BEFORE_RELAY_TRANSACTION));
     assertThat(inside).isEqualTo("READ COMMITTED");
 
     try (Connection c = ds.getConnection()) {

@@ -2,10 +2,9 @@ package dev.outboxkit.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxkit.jdbc.internal.Dialects;
 import dev.outboxkit.jdbc.internal.OutboxSql;
-import dev.outboxkit.jdbc.internal.SqlDialect;
-import dev.outboxkit.jdbc.internal.SteppedClaim;
+import dev.outboxkit.jdbc.internal.Statement;
+import dev.outboxkit.jdbc.internal.Statements;
 import dev.outboxkit.jdbc.internal.TableName;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,12 +29,9 @@ abstract class MySqlFamilyClaimPlanTest extends DatabaseTest {
   /** One EXPLAIN row. */
   private record Step(int id, String table, String key, String type, long rows) {}
 
-  private List<Step> plan(String template, int params) throws SQLException {
+  private List<Step> plan(Statement statement, int params) throws SQLException {
     String sql =
-        "EXPLAIN "
-            + OutboxSql.of(Dialects.sql(dialect), TableName.of("outbox_event"))
-                .sql(template)
-                .replace("{seqs}", "1, 2, 3");
+        "EXPLAIN " + OutboxSql.of(dialect.preset(), TableName.of("outbox_event")).text(statement);
     List<Step> steps = new ArrayList<>();
     try (Connection c = ds.getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
@@ -76,12 +72,10 @@ abstract class MySqlFamilyClaimPlanTest extends DatabaseTest {
   @Test
   void claims_seek_the_backlog_on_the_status_index_past_200k_published_rows() throws Exception {
     loadHistoryThenBacklog(1000, 190_000);
-    SqlDialect sql = Dialects.sql(dialect);
-    SteppedClaim claims = (SteppedClaim) sql.claims();
 
-    List<Step> unordered = plan(claims.lockUnordered(), 1);
-    List<Step> candidates = plan(claims.orderedCandidates(), 1);
-    List<Step> oldest = plan(sql.oldestPending(), 0);
+    List<Step> unordered = plan(Statements.LOCK_UNORDERED, 1);
+    List<Step> candidates = plan(Statements.ORDERED_CANDIDATES, 1);
+    List<Step> oldest = plan(Statements.OLDEST_PENDING, 0);
 
     assertThat(unordered).singleElement().satisfies(s -> assertSeeks(s, "outbox_event_status_idx"));
     assertThat(candidates).hasSize(4);
@@ -100,8 +94,7 @@ abstract class MySqlFamilyClaimPlanTest extends DatabaseTest {
       throws Exception {
     loadHistoryThenBacklog(50, 190_000);
 
-    List<Step> candidates =
-        plan(((SteppedClaim) Dialects.sql(dialect).claims()).orderedCandidates(), 1);
+    List<Step> candidates = plan(Statements.ORDERED_CANDIDATES, 1);
 
     // A (status, seq) probe would scan every earlier pending event of the table per candidate.
     assertThat(candidates.get(1).key())

@@ -2,9 +2,8 @@ package dev.outboxkit.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxkit.jdbc.internal.Dialects;
 import dev.outboxkit.jdbc.internal.OutboxSql;
-import dev.outboxkit.jdbc.internal.ReturningClaim;
+import dev.outboxkit.jdbc.internal.Statements;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.testkit.Flavor;
 import java.sql.Connection;
@@ -21,9 +20,7 @@ import org.junit.jupiter.api.Test;
 class PostgresClaimPlanTest extends DatabaseTest {
 
   private static final OutboxSql SQL =
-      OutboxSql.of(Dialects.sql(Dialect.POSTGRESQL), TableName.of("outbox_event"));
-  private static final ReturningClaim CLAIMS =
-      (ReturningClaim) Dialects.sql(Dialect.POSTGRESQL).claims();
+      OutboxSql.of(Dialect.POSTGRESQL.preset(), TableName.of("outbox_event"));
 
   @Override
   protected Flavor flavor() {
@@ -31,13 +28,13 @@ class PostgresClaimPlanTest extends DatabaseTest {
   }
 
   /** EXPLAIN of a claim, with the planner settings the relay uses for plain claims. */
-  private String plan(String template) throws SQLException {
+  private String plan(dev.outboxkit.jdbc.internal.Statement statement) throws SQLException {
     try (Connection c = ds.getConnection()) {
       c.setAutoCommit(false);
       try (Statement s = c.createStatement()) {
-        s.execute(CLAIMS.beforeClaim());
+        s.execute(SQL.text(Statements.BEFORE_CLAIM));
       }
-      String plan = explain(c, "EXPLAIN " + SQL.sql(template), 500);
+      String plan = explain(c, "EXPLAIN " + SQL.text(statement), 500);
       c.rollback();
       return plan;
     }
@@ -68,7 +65,7 @@ class PostgresClaimPlanTest extends DatabaseTest {
             + " SELECT gen_random_uuid(), 'Order', 'a' || (g % 50), 'E', '\\x00'::bytea,"
             + " 'application/json', now(), now() FROM generate_series(1, 10000) g");
 
-    String ordered = plan(CLAIMS.ordered());
+    String ordered = plan(Statements.CLAIM_ORDERED);
 
     assertThat(ordered)
         .contains("Index Scan using outbox_event_pending_idx")
@@ -89,8 +86,8 @@ class PostgresClaimPlanTest extends DatabaseTest {
             + " 'PUBLISHED' END, now() FROM generate_series(1, 200000) g");
     execute("ANALYZE outbox_event");
 
-    String unordered = plan(CLAIMS.unordered());
-    String ordered = plan(CLAIMS.ordered());
+    String unordered = plan(Statements.CLAIM_UNORDERED);
+    String ordered = plan(Statements.CLAIM_ORDERED);
 
     assertThat(unordered)
         .contains("outbox_event_pending_idx")
@@ -111,7 +108,7 @@ class PostgresClaimPlanTest extends DatabaseTest {
             + " SELECT gen_random_uuid(), 'Order', 'a' || (g % 50), 'E', '\\x00'::bytea,"
             + " 'application/json', now(), now() FROM generate_series(1, 10000) g");
     execute("ANALYZE outbox_event");
-    String sql = "EXPLAIN ANALYZE " + SQL.sql(CLAIMS.orderedSparse());
+    String sql = "EXPLAIN ANALYZE " + SQL.text(Statements.CLAIM_ORDERED_SPARSE);
     String plan;
     try (Connection c = ds.getConnection()) {
       c.setAutoCommit(false);

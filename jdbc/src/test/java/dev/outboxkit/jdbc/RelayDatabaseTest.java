@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.Transport;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.testkit.Await;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -25,9 +26,20 @@ abstract class RelayDatabaseTest extends DatabaseTest {
     return OutboxAdmin.create(ds);
   }
 
+  /**
+   * The dialect the suite's relays are given, or null to let them detect it: a subclass runs the
+   * whole suite with another claim capability on the same database.
+   */
+  protected SqlDialect relayDialect() {
+    return null;
+  }
+
   protected OutboxRelay.Builder relay(Transport transport, String name) {
-    return OutboxRelay.builder(ds, transport)
-        .name(name)
+    OutboxRelay.Builder b = OutboxRelay.builder(ds, transport);
+    if (relayDialect() != null) {
+      b.dialect(relayDialect());
+    }
+    return b.name(name)
         .batchSize(100)
         .pollInterval(Duration.ofMillis(20))
         .retryBackoff(Duration.ofMillis(1), Duration.ofMillis(20))

@@ -2,6 +2,9 @@ package dev.outboxkit.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outboxkit.jdbc.internal.OutboxSql;
+import dev.outboxkit.jdbc.internal.Statements;
+import dev.outboxkit.jdbc.internal.TableName;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -63,7 +66,7 @@ abstract class SnapshotContractTest extends DatabaseTest {
   }
 
   protected String snapshotSql() {
-    return sql().snapshot().replace("{table}", "outbox_event");
+    return OutboxSql.of(dialect.preset(), TableName.of("outbox_event")).text(Statements.SNAPSHOT);
   }
 
   /** EXPLAIN output, one string per result row, columns joined with " | ". */

@@ -2,26 +2,18 @@ package dev.outboxkit.jdbc.internal;
 
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.jdbc.OutboxStorageException;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import javax.sql.DataSource;
 
 /**
- * Deletes old rows in small transactions, one batch each, until a batch comes back short: locks
- * stay brief, so relays, appenders and consumers are never held up for long.
+ * Deletes old inbox rows ({@link Statements#INBOX_PURGE}) in small transactions, one batch each,
+ * until a batch comes back short: locks stay brief, so relays, appenders and consumers are never
+ * held up for long.
  */
 public final class BatchedDelete {
   /** Largest batch accepted. */
   public static final int MAX_BATCH_SIZE = 100_000;
-
-  /** The statement of one batch: params retention micros, batch size. */
-  @FunctionalInterface
-  public interface Statement {
-    /** The resolved DELETE for the connection's dialect. */
-    String sql(Connection c) throws SQLException;
-  }
 
   private BatchedDelete() {}
 
@@ -50,7 +42,7 @@ public final class BatchedDelete {
       Duration retention,
       int batchSize,
       TimeBound bound,
-      Statement delete) {
+      SqlSource statements) {
     if (retention == null || retention.isNegative()) {
       throw new IllegalArgumentException("retention must be zero or positive, was " + retention);
     }
@@ -65,10 +57,8 @@ public final class BatchedDelete {
                 caller,
                 bound,
                 c -> {
-                  try (PreparedStatement ps = c.prepareStatement(delete.sql(c))) {
-                    ps.setLong(1, micros);
-                    ps.setInt(2, batchSize);
-                    return ps.executeUpdate();
+                  try (Query q = Query.prepare(c, statements.sql(c), Statements.INBOX_PURGE)) {
+                    return q.setLong("age", micros).setInt("limit", batchSize).executeUpdate();
                   }
                 });
       } catch (SQLException e) {

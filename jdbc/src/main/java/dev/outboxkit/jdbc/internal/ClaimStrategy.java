@@ -2,7 +2,6 @@ package dev.outboxkit.jdbc.internal;
 
 import dev.outboxkit.OutboxEvent;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -10,16 +9,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How one family of databases claims rows inside the claim's transaction: which statements lock the
- * first claimable rows (or, in ordered mode, aggregates' heads) and how they are marked IN_FLIGHT.
- * One implementation per family: {@link ReturningClaim} where an {@code UPDATE … RETURNING} claims
- * in one statement (PostgreSQL), {@link SteppedClaim} where a plain read, a locking re-check and an
- * update do it (MySQL, MariaDB, H2). The runs behind ordered heads are claimed alike everywhere
- * ({@link RunClaim}).
- *
- * <p>A strategy takes its statements from its dialect when it is built and fails then, naming the
- * statement, if one is missing: a packaging error surfaces when the dialect loads, never halfway
- * through a claim.
+ * How a database claims rows inside the claim's transaction: which statements lock the first
+ * claimable rows (or, in ordered mode, aggregates' heads) and how they are marked IN_FLIGHT. One
+ * implementation per {@link dev.outboxkit.jdbc.dialect.ClaimCapability}, chosen by the dialect's
+ * capability, never by vendor: {@link ReturningClaim} where an {@code UPDATE … RETURNING} claims in
+ * one statement, {@link SteppedClaim} where a plain read, a locking read that skips locked rows and
+ * an update do it, {@link ConditionalClaim} where there is no {@code SKIP LOCKED}. The runs behind
+ * ordered heads are claimed alike everywhere ({@link RunClaim}). The dialect's statements were
+ * checked when it was built, so none is missing halfway through a claim.
  */
 public abstract class ClaimStrategy {
   /** Which rows a claim takes. */
@@ -61,7 +58,7 @@ public abstract class ClaimStrategy {
    * A statement to run first in a claim's transaction (after the relay's preludes), or null: plan
    * settings that fit one claim statement only.
    */
-  abstract String prelude(Mode mode);
+  abstract Statement prelude(Mode mode);
 
   /**
    * Claims up to {@code limit} rows for {@code owner}, in the caller's transaction.
@@ -76,19 +73,32 @@ public abstract class ClaimStrategy {
   static int markClaimed(
       Connection c, OutboxSql s, String owner, Duration lease, List<ClaimedEvent> rows)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().markClaimed(), rows.size()))) {
-      ps.setString(1, owner);
-      ps.setLong(2, Micros.of(lease));
-      int i = 3;
-      for (ClaimedEvent e : rows) {
-        ps.setLong(i++, e.seq());
-      }
-      return ps.executeUpdate();
+    return mark(c, s, Statements.MARK_CLAIMED, owner, lease, seqs(rows));
+  }
+
+  /** Runs a marking statement (owner, lease, seqs); returns how many rows it marked. */
+  static int mark(
+      Connection c, OutboxSql s, Statement st, String owner, Duration lease, List<Long> seqs)
+      throws SQLException {
+    try (Query q = Query.prepare(c, s, st, seqs.size())) {
+      return q.setString("owner", owner)
+          .setLong("lease", Micros.of(lease))
+          .setSeqs("seqs", seqs)
+          .executeUpdate();
     }
   }
 
+  /** The rows' seqs, in order. */
+  static List<Long> seqs(List<ClaimedEvent> rows) {
+    List<Long> seqs = new ArrayList<>(rows.size());
+    for (ClaimedEvent e : rows) {
+      seqs.add(e.seq());
+    }
+    return seqs;
+  }
+
   /** Every row of a claim's result: event columns, {@code attempts} and {@code expired}. */
-  static List<ClaimedEvent> readAll(ResultSet rs, SqlDialect dialect) throws SQLException {
+  static List<ClaimedEvent> readAll(ResultSet rs, CompiledDialect dialect) throws SQLException {
     List<ClaimedEvent> claimed = new ArrayList<>();
     while (rs.next()) {
       claimed.add(read(rs, dialect));
@@ -97,7 +107,7 @@ public abstract class ClaimStrategy {
   }
 
   /** The current row of a claim's result; a row that is no valid event comes back unreadable. */
-  static ClaimedEvent read(ResultSet rs, SqlDialect dialect) throws SQLException {
+  static ClaimedEvent read(ResultSet rs, CompiledDialect dialect) throws SQLException {
     long seq = rs.getLong("seq");
     // attempts counts the event's own failed sends; this is the next one.
     int attempt = rs.getInt("attempts") + 1;

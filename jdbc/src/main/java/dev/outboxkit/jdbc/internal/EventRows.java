@@ -1,7 +1,6 @@
 package dev.outboxkit.jdbc.internal;
 
 import dev.outboxkit.OutboxEvent;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -12,12 +11,12 @@ import java.util.List;
 /**
  * The one place in Java that names an event's columns: what an append writes ({@link #bind}) and
  * what a claim reads back ({@link #read}). The statement files refer to these lists through
- * placeholders that {@link OutboxSql} fills in once per statement, so a new column is its DDL per
- * dialect plus this class:
+ * placeholders that {@link CompiledDialect} fills in once per dialect, so a new column is its DDL
+ * per dialect plus this class:
  *
  * <ul>
- *   <li>{@code {written_columns}} and {@code {written_values}}: the {@link #WRITTEN} columns and as
- *       many {@code ?}, in binding order;
+ *   <li>{@code {written_columns}} and {@code {written_values}}: the {@link #WRITTEN} columns and
+ *       their parameters, each named as its column;
  *   <li>{@code {event_columns}} (or {@code {event_columns:a}}, each qualified by alias {@code a}):
  *       the {@link #READ} columns.
  * </ul>
@@ -77,26 +76,23 @@ public final class EventRows {
   }
 
   /**
-   * Binds the {@link #WRITTEN} columns of an event from parameter 1 on.
+   * Binds the {@link #WRITTEN} columns of an event, each to the parameter of its name.
    *
    * @param headers the headers column, encoded (the event's headers with any context merged in)
-   * @return the index of the next parameter
    */
-  public static int bind(PreparedStatement ps, SqlDialect sql, OutboxEvent e, String headers)
-      throws SQLException {
-    sql.setUuid(ps, 1, e.id());
-    ps.setString(2, e.aggregateType());
-    ps.setString(3, e.aggregateId());
-    ps.setString(4, e.eventType());
-    ps.setInt(5, e.schemaVersion());
-    ps.setString(6, e.destination().orElse(null));
-    ps.setString(7, e.tenant().orElse(null));
-    ps.setBytes(8, e.payload());
-    ps.setString(9, e.contentType());
-    ps.setString(10, headers);
-    sql.setInstant(ps, 11, e.occurredAt());
-    sql.setInstant(ps, 12, e.expiresAt().orElse(null));
-    return 13;
+  static Query bind(Query q, OutboxEvent e, String headers) throws SQLException {
+    return q.setUuid("id", e.id())
+        .setString("aggregate_type", e.aggregateType())
+        .setString("aggregate_id", e.aggregateId())
+        .setString("event_type", e.eventType())
+        .setInt("schema_version", e.schemaVersion())
+        .setString("destination", e.destination().orElse(null))
+        .setString("tenant", e.tenant().orElse(null))
+        .setBytes("payload", e.payload())
+        .setString("content_type", e.contentType())
+        .setString("headers", headers)
+        .setInstant("occurred_at", e.occurredAt())
+        .setInstant("expires_at", e.expiresAt().orElse(null));
   }
 
   /**
@@ -106,7 +102,7 @@ public final class EventRows {
    * @throws RuntimeException if the stored values do not form a valid event (a row written by hand
    *     or by another tool); the caller quarantines such rows
    */
-  public static OutboxEvent read(ResultSet rs, SqlDialect sql) throws SQLException {
+  public static OutboxEvent read(ResultSet rs, CompiledDialect sql) throws SQLException {
     OutboxEvent.Builder b =
         OutboxEvent.builder(
                 rs.getString("aggregate_type"),

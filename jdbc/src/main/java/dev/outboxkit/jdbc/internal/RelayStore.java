@@ -1,6 +1,7 @@
 package dev.outboxkit.jdbc.internal;
 
-import dev.outboxkit.jdbc.Dialect;
+import dev.outboxkit.jdbc.dialect.ErrorCodes;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -46,16 +47,26 @@ public final class RelayStore {
    * @param dialect the dialect, or null to detect it from the first connection
    * @param statementTimeout the time bound of each statement and of the idle time in between
    */
-  public RelayStore(DataSource ds, TableName table, Dialect dialect, Duration statementTimeout) {
+  public RelayStore(DataSource ds, TableName table, SqlDialect dialect, Duration statementTimeout) {
     this.ds = ds;
     this.table = table;
     this.resolver = SqlResolver.owned(dialect, table);
-    this.bound = new TimeBound(statementTimeout, c -> sql(c).dialect());
+    this.bound = new TimeBound(statementTimeout, this::sql);
   }
 
   /** The time bound of the relay's transactions. */
   public TimeBound bound() {
     return bound;
+  }
+
+  /**
+   * Whether a failure is a lock wait that ran out, by the dialect's codes (false before the dialect
+   * is known): another transaction held rows of the table, or the table, for longer than the
+   * statement timeout.
+   */
+  public boolean isLockTimeout(SQLException e) {
+    OutboxSql s = resolver.known();
+    return s != null && s.dialect().errors().is(ErrorCodes.Kind.LOCK_TIMEOUT, e);
   }
 
   /** The table, for messages. */
@@ -93,26 +104,25 @@ public final class RelayStore {
         s = sql(c);
       }
     }
-    SqlDialect d = s.dialect();
-    String claimPrelude = claim == null ? null : d.claims().prelude(claim);
+    Statement claimPrelude = claim == null ? null : s.dialect().claims().prelude(claim);
+    String before = s.optional(Statements.BEFORE_RELAY_TRANSACTION);
+    String prelude = claimPrelude == null ? null : s.optional(claimPrelude);
     for (int attempt = 1; ; attempt++) {
       try {
-        return Transactions.inTransaction(
-            ds, bound, work, d.beforeRelayTransaction(), claimPrelude);
+        return Transactions.inTransaction(ds, bound, work, before, prelude);
       } catch (SQLException e) {
         // Relays claiming and reclaiming leases at once can deadlock on InnoDB's index locks; the
         // server rolled the victim back whole, so running the same work again is safe.
-        if (attempt == DEADLOCK_ATTEMPTS || !isDeadlock(e)) {
+        if (attempt == DEADLOCK_ATTEMPTS || !isDeadlock(s, e)) {
           throw e;
         }
       }
     }
   }
 
-  /** A deadlock or serialization failure (MySQL/MariaDB 1213 and PostgreSQL use these states). */
-  static boolean isDeadlock(SQLException e) {
-    String state = e.getSQLState();
-    return "40001".equals(state) || "40P01".equals(state);
+  /** A deadlock or serialization failure, by the dialect's error codes. */
+  static boolean isDeadlock(OutboxSql s, SQLException e) {
+    return s != null && s.dialect().errors().is(ErrorCodes.Kind.DEADLOCK, e);
   }
 
   /**
@@ -165,7 +175,7 @@ public final class RelayStore {
     }
   }
 
-  /** What a drain still waits for: PENDING rows, as {@link SqlDialect#drainLeft()} counts them. */
+  /** What a drain still waits for: PENDING rows, as {@link Statements#DRAIN_LEFT} counts them. */
   public static final class DrainLeft {
     /** Every PENDING row. */
     public final long pending;
@@ -196,11 +206,9 @@ public final class RelayStore {
     return inTransaction(
         c -> {
           OutboxSql s = sql(c);
-          try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().drainLeft()))) {
-            long micros = Micros.of(within);
-            ps.setLong(1, micros);
-            ps.setLong(2, micros);
-            try (ResultSet rs = ps.executeQuery()) {
+          try (Query q = Query.prepare(c, s, Statements.DRAIN_LEFT)) {
+            q.setLong("within", Micros.of(within));
+            try (ResultSet rs = q.executeQuery()) {
               rs.next();
               return new DrainLeft(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4));
             }
@@ -303,20 +311,18 @@ public final class RelayStore {
         c -> {
           OutboxSql s = sql(c);
           int dead;
-          try (PreparedStatement ps =
-              c.prepareStatement(s.sql(s.dialect().quarantineLostLeases()))) {
-            ps.setString(
-                1,
+          try (Query q = Query.prepare(c, s, Statements.QUARANTINE_LOST_LEASES)) {
+            q.setString(
+                "error",
                 "lease expired "
                     + maxLosses
                     + " times without an outcome: every relay that took it died or stalled while"
                     + " sending it (a message that crashes or hangs the sender?)");
-            ps.setInt(2, maxLosses);
-            dead = ps.executeUpdate();
+            q.setInt("max_losses", maxLosses);
+            dead = q.executeUpdate();
           }
-          try (PreparedStatement ps =
-              c.prepareStatement(s.sql(s.dialect().reclaimExpiredLeases()))) {
-            return new Reclaimed(ps.executeUpdate(), dead);
+          try (Query q = Query.prepare(c, s, Statements.RECLAIM_EXPIRED_LEASES)) {
+            return new Reclaimed(q.executeUpdate(), dead);
           }
         });
   }
@@ -356,62 +362,66 @@ public final class RelayStore {
   private int record(
       Connection c, String owner, Map<Ack.Kind, List<Ack>> byKind, boolean deleteDelivered)
       throws SQLException {
-    SqlDialect d = sql(c).dialect();
+    OutboxSql s = sql(c);
     int updated = 0;
     updated +=
         updateSeqs(
             c,
-            deleteDelivered ? d.deletePublished() : d.markPublished(),
+            s,
+            deleteDelivered ? Statements.DELETE_PUBLISHED : Statements.MARK_PUBLISHED,
             owner,
             byKind.get(Ack.Kind.PUBLISHED));
-    updated += updateSeqs(c, d.markExpired(), owner, byKind.get(Ack.Kind.EXPIRED));
-    updated += updateSeqs(c, d.release(), owner, byKind.get(Ack.Kind.RELEASE));
-    updated += updateRetries(c, d.markRetry(), owner, byKind.get(Ack.Kind.RETRY));
-    updated += updateDead(c, d.markDead(), owner, byKind.get(Ack.Kind.DEAD));
-    updated += updateHolds(c, d.markHeld(), owner, byKind.get(Ack.Kind.HOLD));
+    updated += updateSeqs(c, s, Statements.MARK_EXPIRED, owner, byKind.get(Ack.Kind.EXPIRED));
+    updated += updateSeqs(c, s, Statements.RELEASE, owner, byKind.get(Ack.Kind.RELEASE));
+    updated += updateRetries(c, s, owner, byKind.get(Ack.Kind.RETRY));
+    updated += updateDead(c, s, owner, byKind.get(Ack.Kind.DEAD));
+    updated += updateHolds(c, s, owner, byKind.get(Ack.Kind.HOLD));
     return updated;
   }
 
-  private int updateSeqs(Connection c, String template, String owner, List<Ack> acks)
-      throws SQLException {
+  private static int updateSeqs(
+      Connection c, OutboxSql s, Statement st, String owner, List<Ack> acks) throws SQLException {
     if (acks == null) {
       return 0;
     }
     int updated = 0;
     for (int from = 0; from < acks.size(); from += MAX_IN_LIST) {
       List<Ack> chunk = acks.subList(from, Math.min(acks.size(), from + MAX_IN_LIST));
-      try (PreparedStatement ps = c.prepareStatement(sql(c).sql(template, chunk.size()))) {
-        ps.setString(1, owner);
-        int i = 2;
-        for (Ack ack : chunk) {
-          ps.setLong(i++, ack.seq());
-        }
-        updated += ps.executeUpdate();
+      try (Query q = Query.prepare(c, s, st, chunk.size())) {
+        updated += q.setString("owner", owner).setSeqs("seqs", seqs(chunk)).executeUpdate();
       }
     }
     return updated;
   }
 
-  private int updateRetries(Connection c, String template, String owner, List<Ack> acks)
+  private static List<Long> seqs(List<Ack> acks) {
+    List<Long> seqs = new ArrayList<>(acks.size());
+    for (Ack ack : acks) {
+      seqs.add(ack.seq());
+    }
+    return seqs;
+  }
+
+  private static int updateRetries(Connection c, OutboxSql s, String owner, List<Ack> acks)
       throws SQLException {
     if (acks == null) {
       return 0;
     }
-    try (PreparedStatement ps = c.prepareStatement(sql(c).sql(template))) {
+    try (Query q = Query.prepare(c, s, Statements.MARK_RETRY)) {
       for (Ack ack : acks) {
-        ps.setLong(1, ack.delayMicros());
-        ps.setInt(2, ack.charged() ? 1 : 0);
-        ps.setString(3, ack.error());
-        ps.setLong(4, ack.seq());
-        ps.setString(5, owner);
-        ps.addBatch();
+        q.setLong("delay", ack.delayMicros())
+            .setInt("charge", ack.charged() ? 1 : 0)
+            .setString("error", ack.error())
+            .setLong("seq", ack.seq())
+            .setString("owner", owner)
+            .addBatch();
       }
-      return sum(ps.executeBatch());
+      return sum(q.executeBatch());
     }
   }
 
   /** Holds grouped by delay and error: one statement (per chunk) for each group. */
-  private int updateHolds(Connection c, String template, String owner, List<Ack> acks)
+  private static int updateHolds(Connection c, OutboxSql s, String owner, List<Ack> acks)
       throws SQLException {
     if (acks == null) {
       return 0;
@@ -426,34 +436,32 @@ public final class RelayStore {
     for (List<Ack> group : groups.values()) {
       for (int from = 0; from < group.size(); from += MAX_IN_LIST) {
         List<Ack> chunk = group.subList(from, Math.min(group.size(), from + MAX_IN_LIST));
-        try (PreparedStatement ps = c.prepareStatement(sql(c).sql(template, chunk.size()))) {
-          ps.setLong(1, chunk.get(0).delayMicros());
-          ps.setString(2, chunk.get(0).error());
-          ps.setString(3, owner);
-          int i = 4;
-          for (Ack ack : chunk) {
-            ps.setLong(i++, ack.seq());
-          }
-          updated += ps.executeUpdate();
+        try (Query q = Query.prepare(c, s, Statements.MARK_HELD, chunk.size())) {
+          updated +=
+              q.setLong("delay", chunk.get(0).delayMicros())
+                  .setString("error", chunk.get(0).error())
+                  .setString("owner", owner)
+                  .setSeqs("seqs", seqs(chunk))
+                  .executeUpdate();
         }
       }
     }
     return updated;
   }
 
-  private int updateDead(Connection c, String template, String owner, List<Ack> acks)
+  private static int updateDead(Connection c, OutboxSql s, String owner, List<Ack> acks)
       throws SQLException {
     if (acks == null) {
       return 0;
     }
-    try (PreparedStatement ps = c.prepareStatement(sql(c).sql(template))) {
+    try (Query q = Query.prepare(c, s, Statements.MARK_DEAD)) {
       for (Ack ack : acks) {
-        ps.setString(1, ack.error());
-        ps.setLong(2, ack.seq());
-        ps.setString(3, owner);
-        ps.addBatch();
+        q.setString("error", ack.error())
+            .setLong("seq", ack.seq())
+            .setString("owner", owner)
+            .addBatch();
       }
-      return sum(ps.executeBatch());
+      return sum(q.executeBatch());
     }
   }
 

@@ -1,7 +1,6 @@
 package dev.outboxkit.jdbc.internal;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -27,17 +26,14 @@ public final class RetentionSweep {
   /** Most seqs in one DELETE (a window may hold more). */
   private static final int MAX_IN_LIST = 1000;
 
-  /** Resolves the statements for a connection (the dialect named, else detected). */
-  @FunctionalInterface
-  public interface SqlSource {
-    /** The statements for this connection's database and the table. */
-    OutboxSql sql(Connection c) throws SQLException;
-  }
-
   private final DataSource dataSource;
   private final String operation;
   private final TimeBound bound;
   private final SqlSource sql;
+
+  /** The statements of the last window, for its error codes. */
+  private volatile OutboxSql known;
+
   private final int window;
   private final int restPerWork;
 
@@ -108,7 +104,7 @@ public final class RetentionSweep {
         return Transactions.inOwnTransaction(
             dataSource, operation, bound, c -> readAndDelete(c, after, params));
       } catch (SQLException e) {
-        if (attempt == RelayStore.DEADLOCK_ATTEMPTS || !RelayStore.isDeadlock(e)) {
+        if (attempt == RelayStore.DEADLOCK_ATTEMPTS || !RelayStore.isDeadlock(known, e)) {
           throw e;
         }
       }
@@ -133,11 +129,10 @@ public final class RetentionSweep {
     List<Long> old = new ArrayList<>();
     int rows = 0;
     long last = after;
-    try (PreparedStatement ps = c.prepareStatement(s.sql(s.dialect().retentionWindow()))) {
-      int i = bindConditions(ps, 1, params);
-      ps.setLong(i++, after);
-      ps.setInt(i, window);
-      try (ResultSet rs = ps.executeQuery()) {
+    known = s;
+    try (Query q = Query.prepare(c, s, Statements.RETENTION_WINDOW)) {
+      bindConditions(q, params).setLong("after", after).setInt("limit", window);
+      try (ResultSet rs = q.executeQuery()) {
         while (rs.next()) {
           rows++;
           last = rs.getLong(1);
@@ -150,26 +145,17 @@ public final class RetentionSweep {
     int deleted = 0;
     for (int from = 0; from < old.size(); from += MAX_IN_LIST) {
       List<Long> chunk = old.subList(from, Math.min(old.size(), from + MAX_IN_LIST));
-      try (PreparedStatement ps =
-          c.prepareStatement(s.sql(s.dialect().purgeRetained(), chunk.size()))) {
-        int i = 1;
-        for (long seq : chunk) {
-          ps.setLong(i++, seq);
-        }
-        bindConditions(ps, i, params);
-        deleted += ps.executeUpdate();
+      try (Query q = Query.prepare(c, s, Statements.PURGE_RETAINED, chunk.size())) {
+        deleted += bindConditions(q, params).setSeqs("seqs", chunk).executeUpdate();
       }
     }
     return new Window(rows, last, deleted);
   }
 
-  private static int bindConditions(PreparedStatement ps, int first, long[] params)
-      throws SQLException {
-    int i = first;
-    ps.setInt(i++, (int) params[0]);
-    ps.setLong(i++, params[1]);
-    ps.setInt(i++, (int) params[2]);
-    ps.setLong(i++, params[3]);
-    return i;
+  private static Query bindConditions(Query q, long[] params) throws SQLException {
+    return q.setInt("finished_on", (int) params[0])
+        .setLong("finished_age", params[1])
+        .setInt("dead_on", (int) params[2])
+        .setLong("dead_age", params[3]);
   }
 }

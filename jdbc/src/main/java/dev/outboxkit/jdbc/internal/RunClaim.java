@@ -1,7 +1,6 @@
 package dev.outboxkit.jdbc.internal;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -36,23 +35,17 @@ final class RunClaim {
       throws SQLException {
     List<ClaimedEvent> leaders = heads.subList(0, Math.min(heads.size(), MAX_RUN_HEADS));
     int perHead = (room + leaders.size() - 1) / leaders.size();
-    String part = s.sql(s.dialect().runSuccessors());
-    StringBuilder union = new StringBuilder(part.length() * leaders.size());
-    for (int i = 0; i < leaders.size(); i++) {
-      union.append(i == 0 ? "" : "\nUNION ALL\n").append(part);
-    }
     List<ClaimedEvent> run = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(union.toString())) {
-      int p = 1;
-      for (ClaimedEvent head : leaders) {
-        ps.setString(p++, head.aggregateType());
-        ps.setString(p++, head.aggregateId());
-        ps.setLong(p++, head.seq());
-        ps.setLong(p++, head.seq());
-        ps.setLong(p++, head.seq());
-        ps.setInt(p++, perHead);
+    try (Query q = Query.union(c, s, Statements.RUN_SUCCESSORS, leaders.size())) {
+      for (int i = 0; i < leaders.size(); i++) {
+        ClaimedEvent head = leaders.get(i);
+        q.part(i)
+            .setString("aggregate_type", head.aggregateType())
+            .setString("aggregate_id", head.aggregateId())
+            .setLong("head", head.seq())
+            .setInt("limit", perHead);
       }
-      try (ResultSet rs = ps.executeQuery()) {
+      try (ResultSet rs = q.executeQuery()) {
         Set<String> cut = new HashSet<>();
         while (rs.next()) {
           ClaimedEvent e = ClaimStrategy.read(rs, s.dialect());

@@ -1,6 +1,7 @@
 package dev.outboxkit.jdbc.internal;
 
-import dev.outboxkit.jdbc.Dialect;
+import dev.outboxkit.jdbc.dialect.DialectRegistry;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,18 +29,18 @@ public final class SqlResolver {
   /** Databases a per-database resolver remembers before it starts over. */
   private static final int MAX_DATABASES = 64;
 
-  private final Dialect named;
+  private final SqlDialect named;
   private final TableName table;
   private final boolean perDatabase;
   private final OutboxSql fixed;
   private volatile OutboxSql resolved;
   private final ConcurrentHashMap<String, OutboxSql> byDatabase = new ConcurrentHashMap<>();
 
-  private SqlResolver(Dialect named, TableName table, boolean perDatabase) {
+  private SqlResolver(SqlDialect named, TableName table, boolean perDatabase) {
     this.named = named;
     this.table = table;
     this.perDatabase = perDatabase;
-    this.fixed = named == null ? null : OutboxSql.of(Dialects.sql(named), table);
+    this.fixed = named == null ? null : OutboxSql.of(named, table);
   }
 
   /**
@@ -47,7 +48,7 @@ public final class SqlResolver {
    *
    * @param named the dialect the user named, or null to detect it from the first connection
    */
-  public static SqlResolver owned(Dialect named, TableName table) {
+  public static SqlResolver owned(SqlDialect named, TableName table) {
     return new SqlResolver(named, table, false);
   }
 
@@ -56,7 +57,7 @@ public final class SqlResolver {
    *
    * @param named the dialect the user named, or null to detect it per database
    */
-  public static SqlResolver perDatabase(Dialect named, TableName table) {
+  public static SqlResolver perDatabase(SqlDialect named, TableName table) {
     return new SqlResolver(named, table, true);
   }
 
@@ -95,8 +96,8 @@ public final class SqlResolver {
   }
 
   private OutboxSql detect(Connection c) throws SQLException {
-    Dialect d = Dialect.detect(c);
-    log.debug("table {}: dialect {} detected", table.qualified(), d);
-    return OutboxSql.of(Dialects.sql(d), table);
+    SqlDialect d = DialectRegistry.detect(c);
+    log.debug("table {}: dialect {} detected", table.qualified(), d.name());
+    return OutboxSql.of(d, table);
   }
 }

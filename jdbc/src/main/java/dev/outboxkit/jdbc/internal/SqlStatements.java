@@ -4,59 +4,44 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Named SQL statements read from class-path resources under {@code dev/outboxkit/jdbc/sql/}.
- *
- * <p>A file holds statements, each starting at a {@code -- name: <statement>} line and running to
+ * Reads statement files: each statement starts at a {@code -- name: <statement>} line and runs to
  * the next one; other whole-line comments are dropped. Statements are kept whole, as written, so
- * the text in the file is the text the database runs (after the placeholders are filled in: the
- * clock's here, see {@link SqlClock}; the others by {@link OutboxSql}). Loading several files
- * layers them: a name in a later file replaces the one before, which is how a vendor file states
- * only what differs from {@code common.sql}.
+ * the text in the file is the text the database runs once its placeholders are filled in (see
+ * {@link dev.outboxkit.jdbc.dialect.SqlDialect}). The shipped ones live under {@code
+ * dev/outboxkit/jdbc/sql/}: {@code common.sql}, and one file per vendor stating only what differs.
  */
-final class SqlStatements {
+public final class SqlStatements {
   private static final String FOLDER = "/dev/outboxkit/jdbc/sql/";
   private static final String NAME_MARK = "-- name:";
 
   private SqlStatements() {}
 
+  /** The text of {@code common.sql}, the statements that read the same on most databases. */
+  public static String commonText() {
+    return shippedText("common.sql");
+  }
+
   /**
-   * Reads the files in order, later names replacing earlier ones.
+   * The text of a shipped statement file.
    *
-   * @param clock the vendor's clock, for the clock placeholders
-   * @param files file names relative to {@code dev/outboxkit/jdbc/sql/}
+   * @throws IllegalStateException if it is missing: a packaging error, not a user's
+   */
+  public static String shippedText(String file) {
+    return read(file);
+  }
+
+  /**
+   * Parses a statement file.
+   *
+   * @param file where the text came from, for errors
    * @return statement text by name, in file order
-   * @throws IllegalStateException if a file is missing or malformed: a packaging error, not a
-   *     user's
+   * @throws IllegalStateException if the text is malformed
    */
-  static Map<String, String> load(SqlClock clock, String... files) {
-    Map<String, String> statements = new LinkedHashMap<>();
-    for (String file : files) {
-      statements.putAll(parse(file, read(file)));
-    }
-    statements.replaceAll((name, sql) -> clock.render(sql));
-    return Collections.unmodifiableMap(statements);
-  }
-
-  /**
-   * The statement of that name.
-   *
-   * @param dialect the dialect's name, for the error
-   * @throws IllegalStateException if there is none: a packaging error, found when the dialect loads
-   */
-  static String required(Map<String, String> statements, String name, String dialect) {
-    String sql = statements.get(name);
-    if (sql == null) {
-      throw new IllegalStateException(dialect + " has no statement " + name + " in " + FOLDER);
-    }
-    return sql;
-  }
-
-  static Map<String, String> parse(String file, String text) {
+  public static Map<String, String> parse(String file, String text) {
     Map<String, String> statements = new LinkedHashMap<>();
     String name = null;
     StringBuilder body = new StringBuilder();

@@ -4,6 +4,8 @@ import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.jdbc.Dialect;
 import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.jdbc.OutboxSchemaException;
+import dev.outboxkit.jdbc.dialect.DialectRegistry;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -28,9 +30,9 @@ import javax.sql.DataSource;
  */
 public final class TableCheck {
   // PostgreSQL's undefined_table / undefined_column; the SQL standard's base table and column not
-  // found, which MySQL, MariaDB and H2 use.
-  private static final Set<String> NO_TABLE = Set.of("42P01", "42S02");
-  private static final Set<String> NO_COLUMN = Set.of("42703", "42S22");
+  // found, which MySQL, MariaDB and H2 use; Derby's.
+  private static final Set<String> NO_TABLE = Set.of("42P01", "42S02", "42X05");
+  private static final Set<String> NO_COLUMN = Set.of("42703", "42S22", "42X04");
 
   // A column line of the shipped CREATE TABLE: indented, a lower-case name, then its type.
   private static final Pattern COLUMN =
@@ -45,7 +47,7 @@ public final class TableCheck {
    * refused statement (class 42) or any answer when a dialect was named (a vendor's statement fails
    * on another database in any state, H2's 90022 for one).
    */
-  public static boolean worthExplaining(SQLException e, Dialect named) {
+  public static boolean worthExplaining(SQLException e, SqlDialect named) {
     String state = e.getSQLState();
     if (state == null || state.startsWith("08")) {
       return false;
@@ -54,11 +56,11 @@ public final class TableCheck {
   }
 
   /**
-   * {@link #verify(Connection, Dialect, TableName)} on a connection borrowed for it, within the
+   * {@link #verify(Connection, SqlDialect, TableName)} on a connection borrowed for it, within the
    * network timeout of the relay's time bound (a database that stopped answering fails it, it does
    * not hang it), with no vendor statement run before it: the dialect may be the wrong one.
    */
-  public static void verify(DataSource ds, TimeBound bound, Dialect named, TableName table)
+  public static void verify(DataSource ds, TimeBound bound, SqlDialect named, TableName table)
       throws SQLException {
     Transactions.inTransaction(
         ds,
@@ -79,11 +81,9 @@ public final class TableCheck {
    *     {@code ALTER TABLE} statements to run
    * @throws SQLException if the database could not be asked
    */
-  public static void verify(Connection c, Dialect named, TableName table) throws SQLException {
-    Dialect actual = Dialect.detect(c);
-    if (named != null && named != actual) {
-      throw wrongDialect(named, actual, c, table);
-    }
+  public static void verify(Connection c, SqlDialect named, TableName table) throws SQLException {
+    checkNamed(c, named, table);
+    SqlDialect actual = named != null ? named : DialectRegistry.detect(c);
     Map<String, String> expected = columns(actual, table);
     Set<String> present = new HashSet<>();
     try (Statement s = c.createStatement();
@@ -137,31 +137,31 @@ public final class TableCheck {
    *
    * @param named the dialect the user named, or null when it is detected
    */
-  public static SQLException explain(SQLException e, Connection c, Dialect named, TableName table) {
+  public static SQLException explain(
+      SQLException e, Connection c, SqlDialect named, TableName table) {
     return explain(e, c, named, table, false);
   }
 
   /**
-   * As {@link #explain(SQLException, Connection, Dialect, TableName)}, for a statement on an inbox
-   * table: a missing one names {@code OutboxSchema.createInbox}.
+   * As {@link #explain(SQLException, Connection, SqlDialect, TableName)}, for a statement on an
+   * inbox table: a missing one names {@code OutboxSchema.createInbox}.
    */
   public static SQLException explainInbox(
-      SQLException e, Connection c, Dialect named, TableName table) {
+      SQLException e, Connection c, SqlDialect named, TableName table) {
     return explain(e, c, named, table, true);
   }
 
   private static SQLException explain(
-      SQLException e, Connection c, Dialect named, TableName table, boolean inbox) {
+      SQLException e, Connection c, SqlDialect named, TableName table, boolean inbox) {
     String why = null;
     try {
-      if (named != null) {
-        Dialect actual = Dialect.detect(c);
-        if (actual != named) {
-          why = wrongDialect(named, actual, c, table).getMessage();
-        }
+      try {
+        checkNamed(c, named, table);
+      } catch (OutboxConfigurationException wrong) {
+        why = wrong.getMessage();
       }
       if (why == null && NO_TABLE.contains(e.getSQLState())) {
-        Dialect d = named != null ? named : Dialect.detect(c);
+        SqlDialect d = named != null ? named : DialectRegistry.detect(c);
         why = inbox ? missingInbox(d, table) : missingTable(d, table);
       }
     } catch (SQLException | RuntimeException ignored) {
@@ -183,55 +183,84 @@ public final class TableCheck {
         why + " [" + e.getMessage() + "]", e.getSQLState(), e.getErrorCode(), e);
   }
 
-  private static OutboxConfigurationException wrongDialect(
-      Dialect named, Dialect actual, Connection c, TableName table) throws SQLException {
-    return new OutboxConfigurationException(
-        "dialect "
-            + named
-            + " was named for table "
-            + table.qualified()
-            + ", but the database is "
-            + c.getMetaData().getDatabaseProductName()
-            + " "
-            + c.getMetaData().getDatabaseProductVersion()
-            + ": name Dialect."
-            + actual
-            + ", or leave dialect(...) out so that it is detected");
+  /**
+   * Refuses a named preset that is not the database's. A dialect of the user's own is taken at its
+   * word: only the dialect contract kit can prove it fits.
+   */
+  private static void checkNamed(Connection c, SqlDialect named, TableName table)
+      throws SQLException {
+    Dialect preset = named == null ? null : Dialect.of(named);
+    if (preset == null) {
+      return;
+    }
+    Dialect actual = Dialect.detect(c.getMetaData());
+    if (actual != preset) {
+      throw new OutboxConfigurationException(
+          "dialect "
+              + preset
+              + " was named for table "
+              + table.qualified()
+              + ", but the database is "
+              + c.getMetaData().getDatabaseProductName()
+              + " "
+              + c.getMetaData().getDatabaseProductVersion()
+              + (actual == null
+                  ? ": name its own dialect"
+                  : ": name Dialect."
+                      + actual
+                      + ", or leave dialect(...) out so that it is"
+                      + " detected"));
+    }
   }
 
-  private static String missingTable(Dialect dialect, TableName table) {
+  /** How the messages name a dialect in code: a preset by its constant, a user's by "dialect". */
+  private static String inCode(SqlDialect dialect) {
+    Dialect preset = Dialect.of(dialect);
+    return preset == null ? "yourDialect" : "Dialect." + preset;
+  }
+
+  private static String missingTable(SqlDialect dialect, TableName table) {
+    Dialect preset = Dialect.of(dialect);
     return "table "
         + table.qualified()
         + " does not exist (or this database user cannot read it): create it at start-up with"
         + " OutboxSchema.create(connection, \""
         + table.qualified()
-        + "\"), or run the DDL of OutboxSchema.ddl(Dialect."
-        + dialect
+        + "\""
+        + (preset == null ? ", yourDialect" : "")
+        + "), or run the DDL of OutboxSchema.ddl("
+        + inCode(dialect)
         + ", \""
         + table.qualified()
-        + "\") in your migrations (shipped in outboxkit-jdbc as dev/outboxkit/jdbc/schema/"
-        + Dialects.sql(dialect).schemaResource()
-        + ")";
+        + "\") in your migrations"
+        + (preset == null
+            ? ""
+            : " (shipped in outboxkit-jdbc as dev/outboxkit/jdbc/schema/"
+                + Presets.schemaFile(preset)
+                + ")");
   }
 
-  private static String missingInbox(Dialect dialect, TableName table) {
+  private static String missingInbox(SqlDialect dialect, TableName table) {
     return "inbox table "
         + table.qualified()
         + " does not exist (or this database user cannot read it): create it at start-up with"
         + " OutboxSchema.createInbox(connection, \""
         + table.qualified()
-        + "\", Dialect."
-        + dialect
-        + "), or run the DDL of OutboxSchema.inboxDdl(Dialect."
-        + dialect
+        + "\", "
+        + inCode(dialect)
+        + "), or run the DDL of OutboxSchema.inboxDdl("
+        + inCode(dialect)
         + ", \""
         + table.qualified()
         + "\") in your migrations";
   }
 
   /** The columns of the shipped DDL, in order, each with its definition (type, default, null). */
-  static Map<String, String> columns(Dialect dialect, TableName table) {
+  static Map<String, String> columns(SqlDialect dialect, TableName table) {
     Map<String, String> columns = new LinkedHashMap<>();
+    if (dialect.schema().isEmpty()) {
+      return columns; // a dialect without DDL: the table's existence is all that is checked
+    }
     boolean inTable = false;
     for (String line : OutboxSchema.ddl(dialect, table.qualified()).split("\n")) {
       if (line.startsWith("CREATE TABLE")) {

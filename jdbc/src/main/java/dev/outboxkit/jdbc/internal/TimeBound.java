@@ -1,6 +1,7 @@
 package dev.outboxkit.jdbc.internal;
 
 import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.jdbc.dialect.ErrorCodes;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -16,7 +17,7 @@ import java.util.concurrent.Executor;
  *
  * <ul>
  *   <li>on the server, each statement, each lock wait and the idle time between statements (the
- *       dialect's {@link SqlDialect#boundTransaction()}): a relay whose network path died (no FIN,
+ *       dialect's {@link Statements#BOUND_TRANSACTION}): a relay whose network path died (no FIN,
  *       no RST: a dropped NAT entry, a firewall failover, a paused VM) right after its claim ran
  *       would otherwise hold that claim's row locks for as long as the server keeps the session,
  *       hours with default keepalive, and leases cannot help a claim that never committed;
@@ -40,25 +41,21 @@ public final class TimeBound {
   /** How much longer than the statement limit the client waits for an answer. */
   private static final Duration NETWORK_MARGIN = Duration.ofSeconds(1);
 
-  /** Where a transaction's dialect comes from: its first connection, once. */
-  @FunctionalInterface
-  public interface DialectSource {
-    /** The dialect of the database behind this connection. */
-    SqlDialect of(Connection connection) throws SQLException;
-  }
-
   private final Duration statementTimeout;
   private final String millis;
   private final int networkMillis;
-  private final DialectSource dialects;
+  private final SqlSource dialects;
   private volatile boolean networkTimeoutUnsupported;
+
+  /** The error codes of the dialect last seen, for {@link #connectionLost}. */
+  private volatile ErrorCodes errors;
 
   /**
    * @param statementTimeout the limit, positive
    * @param dialects the dialect of the connections this bound applies to; null for none of the
    *     server-side bounds
    */
-  public TimeBound(Duration statementTimeout, DialectSource dialects) {
+  public TimeBound(Duration statementTimeout, SqlSource dialects) {
     this.statementTimeout = statementTimeout;
     this.millis = Long.toString(Math.max(1, statementTimeout.toMillis()));
     this.networkMillis =
@@ -139,16 +136,13 @@ public final class TimeBound {
     if (dialects == null) {
       return;
     }
-    String sql = dialects.of(c).boundTransaction();
-    if (sql == null) {
+    OutboxSql s = dialects.sql(c);
+    errors = s.dialect().errors();
+    if (!s.has(Statements.BOUND_TRANSACTION)) {
       return;
     }
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      int marks = placeholders(sql);
-      for (int i = 1; i <= marks; i++) {
-        ps.setString(i, millis);
-      }
-      ps.execute();
+    try (Query q = Query.prepare(c, s, Statements.BOUND_TRANSACTION)) {
+      q.setString("timeout_ms", millis).execute();
     }
   }
 
@@ -158,7 +152,7 @@ public final class TimeBound {
       return;
     }
     try {
-      String sql = dialects.of(c).unboundTransaction();
+      String sql = dialects.sql(c).optional(Statements.UNBOUND_TRANSACTION);
       if (sql != null) {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
           ps.execute();
@@ -180,27 +174,23 @@ public final class TimeBound {
 
   /**
    * True when the failure means the connection is gone or unusable: a network timeout, a cut
-   * connection, a server that ended the session (SQL state class 08; PostgreSQL's 57P01..57P03
-   * shutdown and termination, 25P03 idle-in-transaction timeout). A cancelled statement (a
-   * statement or lock timeout) leaves the connection usable and is not one.
+   * connection (SQL state class 08), a server that ended the session (the dialect's {@link
+   * ErrorCodes.Kind#LOST_CONNECTION} codes, such as PostgreSQL's shutdown and idle-in-transaction
+   * timeout). A cancelled statement (a statement or lock timeout) leaves the connection usable and
+   * is not one.
+   *
+   * @param bound the transaction's bound, whose dialect's codes count; null for class 08 only
    */
-  static boolean connectionLost(SQLException e) {
+  static boolean connectionLost(TimeBound bound, SQLException e) {
     if (e instanceof SQLNonTransientConnectionException
         || e instanceof SQLTransientConnectionException) {
       return true;
     }
     String state = e.getSQLState();
-    return state != null
-        && (state.startsWith("08") || state.startsWith("57P0") || state.equals("25P03"));
-  }
-
-  private static int placeholders(String sql) {
-    int n = 0;
-    for (int i = 0; i < sql.length(); i++) {
-      if (sql.charAt(i) == '?') {
-        n++;
-      }
+    if (state != null && state.startsWith("08")) {
+      return true;
     }
-    return n;
+    ErrorCodes codes = bound == null ? null : bound.errors;
+    return codes != null && codes.is(ErrorCodes.Kind.LOST_CONNECTION, e);
   }
 }

@@ -27,7 +27,7 @@ public final class Transactions {
    *
    * @param bound the time bound of every statement and wait in the transaction
    * @param preludes statements to run first, inside the transaction (see {@link
-   *     SqlDialect#beforeRelayTransaction()}); nulls are skipped
+   *     Statements#BEFORE_RELAY_TRANSACTION}); nulls are skipped
    */
   public static <T> T inTransaction(
       DataSource ds, TimeBound bound, Work<T> work, String... preludes) throws SQLException {
@@ -87,7 +87,7 @@ public final class Transactions {
         c.commit();
         return result;
       } catch (SQLException e) {
-        lost = TimeBound.connectionLost(e);
+        lost = TimeBound.connectionLost(bound, e);
         if (lost) {
           // The driver gave up on it (a network timeout, a cut connection): never reuse it.
           TimeBound.abort(c, e);

@@ -1,43 +1,45 @@
--- OutboxKit statements that read the same on every supported database.
+-- OutboxKit statements that read the same on most databases: every dialect starts from these
+-- (SqlDialect.builder) and overrides what its database reads differently.
 --
 -- Each statement starts at a "-- name: <statement>" line and runs to the next one; other whole-line
 -- comments are dropped when loading. A vendor file (postgresql.sql, mysql.sql for MySQL and MariaDB,
 -- h2.sql) holds the statements that differ for that vendor: a name it defines replaces the one here.
--- Placeholders: {table} is the validated, possibly schema-qualified table name; {seqs} a list of "?"
--- for a batch of sequence numbers; {written_columns} and {written_values} the columns an append
--- binds and as many "?"; {event_columns} (or {event_columns:c}, qualified by alias c) the columns
--- a claim reads an event from. The column lists are named once, in EventRows, so that a new column
--- is its DDL plus that class. Here, where a statement differs by vendor only in its clock, {now} is
--- the vendor's current time (now(), UTC_TIMESTAMP(6), CURRENT_TIMESTAMP), and {now+micros} and
--- {now-micros} that time moved by one bound parameter of whole microseconds, filled in as the
--- dialect loads (SqlClock); vendor files use them too. Every time comparison uses the database
--- clock, never the relay host's. The relay's acknowledgements are fenced: they change a row only
--- while this relay owns it (lease_owner = ?, status IN_FLIGHT).
+-- Parameters are named (:owner); each statement's parameters are fixed by OutboxKit (the Statements
+-- class), so an override may order them as its database needs but never take others; :seqs is a
+-- list of row seqs. Placeholders: {table} is the validated, possibly schema-qualified table name;
+-- {written_columns} and {written_values} the columns an append binds and their parameters;
+-- {event_columns} (or {event_columns:c}, qualified by alias c) the columns a claim reads an event
+-- from (both lists are named once, in EventRows, so that a new column is its DDL plus that class);
+-- {now} is the database's current time, {now + :p} and {now - :p} that time moved by parameter :p,
+-- whole microseconds; {rows :p} the dialect's row limit clause (LIMIT, FETCH FIRST). Every time
+-- comparison uses the database clock, never the relay host's. The relay's acknowledgements are
+-- fenced: they change a row only while this relay owns it (lease_owner = :owner, IN_FLIGHT).
+-- Result columns that are flags (expired, due, head, old) are 1 or 0.
 
 -- name: insert
 INSERT INTO {table} ({written_columns}, available_at)
-VALUES ({written_values}, {now+micros})
+VALUES ({written_values}, {now + :delay})
 
 -- name: markClaimed
 UPDATE {table}
-   SET status = 'IN_FLIGHT', lease_owner = ?, lease_until = {now+micros}
- WHERE seq IN ({seqs}) AND status = 'PENDING'
+   SET status = 'IN_FLIGHT', lease_owner = :owner, lease_until = {now + :lease}
+ WHERE seq IN (:seqs) AND status = 'PENDING'
 
 -- name: markRetry
 UPDATE {table}
-   SET status = 'PENDING', available_at = {now+micros},
-       attempts = attempts + ?, last_error = ?, lease_owner = NULL, lease_until = NULL
- WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
+   SET status = 'PENDING', available_at = {now + :delay},
+       attempts = attempts + :charge, last_error = :error, lease_owner = NULL, lease_until = NULL
+ WHERE seq = :seq AND lease_owner = :owner AND status = 'IN_FLIGHT'
 
 -- An outage of one destination: its events of the round go back to PENDING together, uncharged.
 -- name: markHeld
 UPDATE {table}
-   SET status = 'PENDING', available_at = {now+micros}, last_error = ?,
+   SET status = 'PENDING', available_at = {now + :delay}, last_error = :error,
        lease_owner = NULL, lease_until = NULL
- WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
+ WHERE lease_owner = :owner AND status = 'IN_FLIGHT' AND seq IN (:seqs)
 
 -- name: oldestPending
-SELECT (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq LIMIT 1)
+SELECT (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq {rows 1})
          AS oldest,
        {now} AS db_now
 
@@ -45,13 +47,13 @@ SELECT (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq LI
 SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
        (SELECT COUNT(*) FROM {table} WHERE status = 'IN_FLIGHT') AS in_flight,
        (SELECT COUNT(*) FROM {table} WHERE status = 'DEAD') AS dead,
-       (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq LIMIT 1)
+       (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq {rows 1})
          AS oldest,
        {now} AS db_now
 
 -- What OutboxRelay.drainUntilDone still waits for: PENDING rows (all of them; those behind an
 -- earlier DEAD row of their aggregate, which ordered mode never delivers; those due within the
--- bound microseconds, with and without the ones behind DEAD). Param: the micros (twice).
+-- bound microseconds, with and without the ones behind DEAD).
 -- name: drainLeft
 SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
        (SELECT COUNT(*) FROM {table} p WHERE p.status = 'PENDING'
@@ -59,49 +61,50 @@ SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
                         WHERE d.aggregate_type = p.aggregate_type
                           AND d.aggregate_id = p.aggregate_id
                           AND d.status = 'DEAD' AND d.seq < p.seq)) AS behind_dead,
-       (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING' AND available_at <= {now+micros})
+       (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING' AND available_at <= {now + :within})
          AS due,
        (SELECT COUNT(*) FROM {table} p WHERE p.status = 'PENDING'
-           AND p.available_at <= {now+micros}
+           AND p.available_at <= {now + :within}
            AND NOT EXISTS (SELECT 1 FROM {table} d
                             WHERE d.aggregate_type = p.aggregate_type
                               AND d.aggregate_id = p.aggregate_id
                               AND d.status = 'DEAD' AND d.seq < p.seq)) AS due_not_behind
 
 -- Retention walks the primary key in windows (index-driven, whatever the table holds) and reads
--- without locking; old = 1 marks a row past its retention. Params: finished on (1/0), its
--- retention micros, DEAD on (1/0), its retention micros, the seq the window starts after, the
--- window size. published_at is when the row finished: PUBLISHED, EXPIRED or DEAD.
+-- without locking; old = 1 marks a row past its retention. :finished_on and :dead_on are 1 or 0,
+-- their ages the retentions in micros. published_at is when the row finished: PUBLISHED, EXPIRED or
+-- DEAD.
 -- name: retentionWindow
 SELECT seq,
-       CASE WHEN (? = 1 AND status IN ('PUBLISHED', 'EXPIRED') AND published_at < {now-micros})
-              OR (? = 1 AND status = 'DEAD' AND published_at < {now-micros})
+       CASE WHEN (:finished_on = 1 AND status IN ('PUBLISHED', 'EXPIRED')
+                  AND published_at < {now - :finished_age})
+              OR (:dead_on = 1 AND status = 'DEAD' AND published_at < {now - :dead_age})
             THEN 1 ELSE 0 END AS old
   FROM {table}
- WHERE seq > ?
+ WHERE seq > :after
  ORDER BY seq
- LIMIT ?
+ {rows :limit}
 
 -- Deletes the window's old rows by primary key (so it locks only them), checking again that they
--- are still past retention (a DEAD row may have been replayed since). Params: the seqs, then the
--- four of retentionWindow.
+-- are still past retention (a DEAD row may have been replayed since).
 -- name: purgeRetained
 DELETE FROM {table}
- WHERE seq IN ({seqs})
-   AND ((? = 1 AND status IN ('PUBLISHED', 'EXPIRED') AND published_at < {now-micros})
-        OR (? = 1 AND status = 'DEAD' AND published_at < {now-micros}))
+ WHERE seq IN (:seqs)
+   AND ((:finished_on = 1 AND status IN ('PUBLISHED', 'EXPIRED')
+         AND published_at < {now - :finished_age})
+        OR (:dead_on = 1 AND status = 'DEAD' AND published_at < {now - :dead_age}))
 
 -- name: deletePublished
 DELETE FROM {table}
- WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
+ WHERE lease_owner = :owner AND status = 'IN_FLIGHT' AND seq IN (:seqs)
 
 -- name: release
 UPDATE {table}
    SET status = 'PENDING', lease_owner = NULL, lease_until = NULL
- WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
+ WHERE lease_owner = :owner AND status = 'IN_FLIGHT' AND seq IN (:seqs)
 
 -- name: countStatus
-SELECT COUNT(*) FROM {table} WHERE status = ?
+SELECT COUNT(*) FROM {table} WHERE status = :status
 
 -- name: countByStatus
 SELECT status, COUNT(*) AS n FROM {table} GROUP BY status
@@ -110,21 +113,20 @@ SELECT status, COUNT(*) AS n FROM {table} GROUP BY status
 SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, last_error,
        occurred_at
   FROM {table}
- WHERE status = 'DEAD' AND seq > ?
+ WHERE status = 'DEAD' AND seq > :after
  ORDER BY seq
- LIMIT ?
+ {rows :limit}
 
 -- name: discardDead
-DELETE FROM {table} WHERE id = ? AND status = 'DEAD'
+DELETE FROM {table} WHERE id = :id AND status = 'DEAD'
 
 -- An event whose lease ran out so often that it is the likely reason the relays holding it
 -- died (a poison message that crashes or hangs the sender) is quarantined, not claimed again.
--- Params: the reason, the number of lost leases that quarantines.
 -- name: quarantineLostLeases
 UPDATE {table}
-   SET status = 'DEAD', last_error = ?, published_at = {now}, lease_owner = NULL,
+   SET status = 'DEAD', last_error = :error, published_at = {now}, lease_owner = NULL,
        lease_until = NULL, lease_losses = lease_losses + 1
- WHERE status = 'IN_FLIGHT' AND lease_until <= {now} AND lease_losses + 1 >= ?
+ WHERE status = 'IN_FLIGHT' AND lease_until <= {now} AND lease_losses + 1 >= :max_losses
 
 -- A lost lease is not the event's failure: attempts stay as they were, the loss is counted apart.
 -- name: reclaimExpiredLeases
@@ -136,24 +138,24 @@ UPDATE {table}
 -- name: markPublished
 UPDATE {table}
    SET status = 'PUBLISHED', published_at = {now}, lease_owner = NULL, lease_until = NULL
- WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
+ WHERE lease_owner = :owner AND status = 'IN_FLIGHT' AND seq IN (:seqs)
 
 -- name: markExpired
 UPDATE {table}
    SET status = 'EXPIRED', published_at = {now}, lease_owner = NULL, lease_until = NULL
- WHERE lease_owner = ? AND status = 'IN_FLIGHT' AND seq IN ({seqs})
+ WHERE lease_owner = :owner AND status = 'IN_FLIGHT' AND seq IN (:seqs)
 
 -- name: markDead
 UPDATE {table}
-   SET status = 'DEAD', attempts = attempts + 1, last_error = ?, published_at = {now},
+   SET status = 'DEAD', attempts = attempts + 1, last_error = :error, published_at = {now},
        lease_owner = NULL, lease_until = NULL
- WHERE seq = ? AND lease_owner = ? AND status = 'IN_FLIGHT'
+ WHERE seq = :seq AND lease_owner = :owner AND status = 'IN_FLIGHT'
 
 -- name: replayDead
 UPDATE {table}
    SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = {now}, last_error = NULL,
        published_at = NULL
- WHERE id = ? AND status = 'DEAD'
+ WHERE id = :id AND status = 'DEAD'
 
 -- name: replayAllDead
 UPDATE {table}
@@ -164,20 +166,95 @@ UPDATE {table}
 -- A run: an aggregate's PENDING events after its head (which this claim holds), up to the first
 -- IN_FLIGHT or DEAD one; the caller stops at the first that is not due. A non-locking read: no
 -- other relay can claim these rows while the head is held, since each is blocked by the head.
--- One part per head, joined by UNION ALL; each reads at most its LIMIT from the aggregate index.
--- Params: aggregate type, aggregate id, head seq (three times), the most rows.
+-- One part per head, joined by UNION ALL; each reads at most its row limit from the aggregate
+-- index.
 -- name: runSuccessors
-(SELECT {event_columns:c}, (c.expires_at <= {now}) AS expired,
-        (c.available_at <= {now}) AS due
+(SELECT {event_columns:c},
+        CASE WHEN c.expires_at <= {now} THEN 1 ELSE 0 END AS expired,
+        CASE WHEN c.available_at <= {now} THEN 1 ELSE 0 END AS due
    FROM {table} c
-  WHERE c.aggregate_type = ? AND c.aggregate_id = ? AND c.status = 'PENDING' AND c.seq > ?
+  WHERE c.aggregate_type = :aggregate_type AND c.aggregate_id = :aggregate_id
+    AND c.status = 'PENDING' AND c.seq > :head
     AND NOT EXISTS (SELECT 1 FROM {table} p
                      WHERE p.aggregate_type = c.aggregate_type
                        AND p.aggregate_id = c.aggregate_id
-                       AND p.status = 'IN_FLIGHT' AND p.seq > ? AND p.seq < c.seq)
+                       AND p.status = 'IN_FLIGHT' AND p.seq > :head AND p.seq < c.seq)
     AND NOT EXISTS (SELECT 1 FROM {table} p
                      WHERE p.aggregate_type = c.aggregate_type
                        AND p.aggregate_id = c.aggregate_id
-                       AND p.status = 'DEAD' AND p.seq > ? AND p.seq < c.seq)
+                       AND p.status = 'DEAD' AND p.seq > :head AND p.seq < c.seq)
   ORDER BY c.seq
-  LIMIT ?)
+  {rows :limit})
+
+-- The claim by SKIP_LOCKED (a plain read of candidates, a locking read that re-checks them and
+-- skips rows other relays hold, an update: ClaimCapability), for databases whose locking read
+-- may carry a row limit and subqueries (H2; PostgreSQL can run it too, MySQL overrides it).
+
+-- name: lockUnordered
+SELECT {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expired
+  FROM {table}
+ WHERE status = 'PENDING' AND available_at <= {now}
+ ORDER BY seq
+ {rows :limit}
+   FOR UPDATE SKIP LOCKED
+
+-- A consistent (non-locking) read. A candidate qualifies only if every earlier event of its
+-- aggregate is finished (PUBLISHED or EXPIRED), states no row ever leaves, so a candidate never
+-- turns out to be out of order once claimed.
+-- name: orderedCandidates
+SELECT c.seq FROM {table} c
+ WHERE c.status = 'PENDING' AND c.available_at <= {now}
+   AND NOT EXISTS (SELECT 1 FROM {table} p
+                    WHERE p.aggregate_type = c.aggregate_type
+                      AND p.aggregate_id = c.aggregate_id
+                      AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
+                      AND p.seq < c.seq)
+ ORDER BY c.seq
+ {rows :limit}
+
+-- The first due PENDING rows (a bounded read, however deep the backlog), each with whether it
+-- qualifies as above: with a hot aggregate or few aggregates the heads are found without reading
+-- the whole backlog, and a window of heads only, not full, shows there is no run behind them.
+-- name: orderedCandidatesInWindow
+SELECT c.seq,
+       CASE WHEN NOT EXISTS (SELECT 1 FROM {table} p
+                              WHERE p.aggregate_type = c.aggregate_type
+                                AND p.aggregate_id = c.aggregate_id
+                                AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
+                                AND p.seq < c.seq)
+            THEN 1 ELSE 0 END AS head
+  FROM (SELECT w.seq, w.aggregate_type, w.aggregate_id FROM {table} w
+         WHERE w.status = 'PENDING' AND w.available_at <= {now}
+         ORDER BY w.seq
+         {rows :limit}) c
+ ORDER BY c.seq
+
+-- name: lockCandidates
+SELECT {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expired
+  FROM {table}
+ WHERE seq IN (:seqs) AND status = 'PENDING' AND available_at <= {now}
+ ORDER BY seq
+ {rows :limit}
+   FOR UPDATE SKIP LOCKED
+
+-- The claim by CONDITIONAL_UPDATE, for databases without SKIP LOCKED: candidates read without
+-- locks (orderedCandidates and orderedCandidatesInWindow above in ordered mode), an update whose
+-- row count decides what was claimed (a relay that meets a row another relay is claiming waits
+-- for that short transaction, then finds it taken), and a read of what this owner now holds.
+
+-- name: unorderedCandidates
+SELECT seq FROM {table}
+ WHERE status = 'PENDING' AND available_at <= {now} AND seq > :after
+ ORDER BY seq
+ {rows :limit}
+
+-- name: markClaimedIfDue
+UPDATE {table}
+   SET status = 'IN_FLIGHT', lease_owner = :owner, lease_until = {now + :lease}
+ WHERE seq IN (:seqs) AND status = 'PENDING' AND available_at <= {now}
+
+-- name: readClaimed
+SELECT {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expired
+  FROM {table}
+ WHERE seq IN (:seqs) AND lease_owner = :owner AND status = 'IN_FLIGHT'
+ ORDER BY seq

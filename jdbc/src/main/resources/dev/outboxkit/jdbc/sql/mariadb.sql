@@ -7,9 +7,9 @@
 SET @outboxkit_wait_timeout = @@SESSION.wait_timeout,
     @outboxkit_lock_wait_timeout = @@SESSION.innodb_lock_wait_timeout,
     @outboxkit_max_statement_time = @@SESSION.max_statement_time,
-    SESSION wait_timeout = CAST(CEIL(? / 1000) AS UNSIGNED),
-    SESSION innodb_lock_wait_timeout = CAST(CEIL(? / 1000) AS UNSIGNED),
-    SESSION max_statement_time = ? / 1000
+    SESSION wait_timeout = CAST(CEIL(:timeout_ms / 1000) AS UNSIGNED),
+    SESSION innodb_lock_wait_timeout = CAST(CEIL(:timeout_ms / 1000) AS UNSIGNED),
+    SESSION max_statement_time = :timeout_ms / 1000
 
 -- name: unboundTransaction
 SET SESSION wait_timeout = @outboxkit_wait_timeout,

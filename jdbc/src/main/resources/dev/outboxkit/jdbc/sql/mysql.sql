@@ -11,7 +11,7 @@ SELECT {event_columns}, (expires_at <= UTC_TIMESTAMP(6)) AS expired
   FROM {table} IGNORE INDEX FOR ORDER BY (PRIMARY)
  WHERE status = 'PENDING' AND available_at <= UTC_TIMESTAMP(6)
  ORDER BY seq
- LIMIT ?
+ LIMIT :limit
    FOR UPDATE SKIP LOCKED
 
 -- A consistent (non-locking) read. A candidate qualifies only if every earlier event of its
@@ -35,7 +35,7 @@ SELECT c.seq FROM {table} c IGNORE INDEX FOR ORDER BY (PRIMARY)
                       AND p.aggregate_id = c.aggregate_id
                       AND p.status = 'DEAD' AND p.seq < c.seq)
  ORDER BY c.seq
- LIMIT ?
+ LIMIT :limit
 
 -- The first due PENDING rows (a bounded read, however deep the backlog), each with whether it
 -- qualifies as above: with a hot aggregate or few aggregates the heads are found without reading
@@ -60,15 +60,15 @@ SELECT c.seq,
           FROM {table} w IGNORE INDEX FOR ORDER BY (PRIMARY)
          WHERE w.status = 'PENDING' AND w.available_at <= UTC_TIMESTAMP(6)
          ORDER BY w.seq
-         LIMIT ?) c
+         LIMIT :limit) c
  ORDER BY c.seq
 
 -- name: lockCandidates
 SELECT {event_columns}, (expires_at <= UTC_TIMESTAMP(6)) AS expired
   FROM {table}
- WHERE seq IN ({seqs}) AND status = 'PENDING' AND available_at <= UTC_TIMESTAMP(6)
+ WHERE seq IN (:seqs) AND status = 'PENDING' AND available_at <= UTC_TIMESTAMP(6)
  ORDER BY seq
- LIMIT ?
+ LIMIT :limit
    FOR UPDATE SKIP LOCKED
 
 -- name: beforeRelayTransaction
@@ -84,9 +84,9 @@ SET TRANSACTION ISOLATION LEVEL READ COMMITTED
 SET @outboxkit_wait_timeout = @@SESSION.wait_timeout,
     @outboxkit_lock_wait_timeout = @@SESSION.innodb_lock_wait_timeout,
     @outboxkit_max_execution_time = @@SESSION.max_execution_time,
-    SESSION wait_timeout = CAST(CEIL(? / 1000) AS UNSIGNED),
-    SESSION innodb_lock_wait_timeout = CAST(CEIL(? / 1000) AS UNSIGNED),
-    SESSION max_execution_time = CAST(? AS UNSIGNED)
+    SESSION wait_timeout = CAST(CEIL(:timeout_ms / 1000) AS UNSIGNED),
+    SESSION innodb_lock_wait_timeout = CAST(CEIL(:timeout_ms / 1000) AS UNSIGNED),
+    SESSION max_execution_time = CAST(:timeout_ms AS UNSIGNED)
 
 -- name: unboundTransaction
 SET SESSION wait_timeout = @outboxkit_wait_timeout,
@@ -113,17 +113,17 @@ SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
 SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, last_error,
        occurred_at
   FROM {table} IGNORE INDEX FOR ORDER BY (PRIMARY)
- WHERE status = 'DEAD' AND seq > ?
+ WHERE status = 'DEAD' AND seq > :after
  ORDER BY seq
- LIMIT ?
+ LIMIT :limit
 
 -- IGNORE also downgrades other errors to warnings; Inbox validates its inputs first, so only
 -- the duplicate key is left to ignore.
 -- name: inboxInsert
 INSERT IGNORE INTO {table} (consumer, event_id, processed_at)
-VALUES (?, ?, UTC_TIMESTAMP(6))
+VALUES (:consumer, :event_id, UTC_TIMESTAMP(6))
 
 -- name: inboxPurge
 DELETE FROM {table}
- WHERE processed_at < {now-micros}
- LIMIT ?
+ WHERE processed_at < {now - :age}
+ LIMIT :limit

@@ -5,12 +5,12 @@
 -- holds, so concurrent relays take disjoint batches without waiting on each other.
 -- name: claimUnordered
 UPDATE {table} o
-   SET status = 'IN_FLIGHT', lease_owner = ?,
-       lease_until = {now+micros}
+   SET status = 'IN_FLIGHT', lease_owner = :owner,
+       lease_until = {now + :lease}
  WHERE o.seq IN (SELECT c.seq FROM {table} c
                   WHERE c.status = 'PENDING' AND c.available_at <= now()
                   ORDER BY c.seq
-                  LIMIT ?
+                  LIMIT :limit
                     FOR UPDATE SKIP LOCKED)
 RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired
 
@@ -21,8 +21,8 @@ RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired
 -- its aggregate, then costs no run search.
 -- name: claimOrdered
 UPDATE {table} o
-   SET status = 'IN_FLIGHT', lease_owner = ?,
-       lease_until = {now+micros}
+   SET status = 'IN_FLIGHT', lease_owner = :owner,
+       lease_until = {now + :lease}
  WHERE o.seq IN (SELECT c.seq FROM {table} c
                   WHERE c.status = 'PENDING' AND c.available_at <= now()
                     AND NOT EXISTS (SELECT 1 FROM {table} p
@@ -31,7 +31,7 @@ UPDATE {table} o
                                        AND p.seq < c.seq
                                        AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD'))
                   ORDER BY c.seq
-                  LIMIT ?
+                  LIMIT :limit
                     FOR UPDATE SKIP LOCKED)
 RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired,
           EXISTS (SELECT 1 FROM {table} r
@@ -61,14 +61,14 @@ WITH RECURSIVE heads AS (
                           LIMIT 1) n
 )
 UPDATE {table} o
-   SET status = 'IN_FLIGHT', lease_owner = ?,
-       lease_until = {now+micros}
+   SET status = 'IN_FLIGHT', lease_owner = :owner,
+       lease_until = {now + :lease}
  WHERE o.seq IN (SELECT c.seq FROM {table} c
                   WHERE c.seq IN (SELECT seq FROM heads
                                    WHERE status = 'PENDING' AND available_at <= now())
                     AND c.status = 'PENDING'
                   ORDER BY c.seq
-                  LIMIT ?
+                  LIMIT :limit
                     FOR UPDATE SKIP LOCKED)
 RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired,
           EXISTS (SELECT 1 FROM {table} r
@@ -82,7 +82,7 @@ RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired,
 -- The settings are transaction-local, so the connection goes back to the pool unchanged.
 -- The first statement of every transaction OutboxKit runs on its own connections (relay, admin,
 -- inbox purge), one round trip, each setting transaction-local so the connection goes back to
--- the pool unchanged. Every ? is the statement timeout in milliseconds.
+-- the pool unchanged. :timeout_ms is the statement timeout in milliseconds, as text.
 --
 -- statement_timeout and lock_timeout cancel a statement (the connection stays usable), and
 -- idle_in_transaction_session_timeout ends the session of a client that stopped talking mid
@@ -97,19 +97,20 @@ RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired,
 -- synchronous.
 -- name: boundTransaction
 SELECT set_config('synchronous_commit', 'off', true),
-       set_config('statement_timeout', ?, true), set_config('lock_timeout', ?, true),
-       set_config('idle_in_transaction_session_timeout', ?, true)
+       set_config('statement_timeout', :timeout_ms, true),
+       set_config('lock_timeout', :timeout_ms, true),
+       set_config('idle_in_transaction_session_timeout', :timeout_ms, true)
 
 -- name: beforeClaim
 SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),
        set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)
 
 -- name: inboxInsert
-INSERT INTO {table} (consumer, event_id, processed_at) VALUES (?, ?, now())
+INSERT INTO {table} (consumer, event_id, processed_at) VALUES (:consumer, :event_id, now())
 ON CONFLICT DO NOTHING
 
 -- name: inboxPurge
 DELETE FROM {table}
  WHERE ctid IN (SELECT ctid FROM {table}
-                 WHERE processed_at < {now-micros}
-                 LIMIT ?)
+                 WHERE processed_at < {now - :age}
+                 LIMIT :limit)

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxkit.jdbc.Dialect;
 import dev.outboxkit.jdbc.OutboxSchema;
+import dev.outboxkit.jdbc.dialect.ErrorCodes;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -26,7 +28,9 @@ class RelayStoreDeadlockTest {
     try (Connection c = ds.getConnection()) {
       OutboxSchema.create(c);
     }
-    store = new RelayStore(ds, TableName.of("outbox_event"), Dialect.H2, Duration.ofSeconds(10));
+    store =
+        new RelayStore(
+            ds, TableName.of("outbox_event"), Dialect.H2.preset(), Duration.ofSeconds(10));
     store.reclaimExpiredLeases(5); // learns the dialect
   }
 
@@ -39,11 +43,21 @@ class RelayStoreDeadlockTest {
   }
 
   @Test
-  void a_postgresql_deadlock_counts_too() throws SQLException {
+  void a_deadlock_is_what_the_dialect_says_it_is() throws SQLException {
+    SqlDialect vendor =
+        Dialect.H2.preset().toBuilder("H2, with PostgreSQL's deadlock state")
+            .errors(Dialect.H2.preset().errors().sqlStates(ErrorCodes.Kind.DEADLOCK, "40P01"))
+            .build();
+    RelayStore pgLike =
+        new RelayStore(ds, TableName.of("outbox_event"), vendor, Duration.ofSeconds(10));
     ds.failNext(1, "40P01");
-
-    assertThat(store.reclaimExpiredLeases(5).pending).isZero();
+    assertThat(pgLike.reclaimExpiredLeases(5).pending).isZero();
     assertThat(ds.calls.get()).isEqualTo(2);
+
+    // The preset knows no such state: the failure goes up at once.
+    ds.failNext(1, "40P01");
+    assertThatThrownBy(() -> store.reclaimExpiredLeases(5)).isInstanceOf(SQLException.class);
+    assertThat(ds.calls.get()).isEqualTo(1);
   }
 
   @Test

@@ -3,27 +3,15 @@ package dev.outboxkit.jdbc.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
+import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.jdbc.Dialect;
+import dev.outboxkit.jdbc.dialect.ClaimCapability;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 class SqlStatementsTest {
-  /** The statements each claim strategy asks its dialect for. */
-  private static final Map<Class<?>, Set<String>> CLAIM_STATEMENTS =
-      Map.of(
-          ReturningClaim.class,
-          Set.of("claimUnordered", "claimOrdered", "claimOrderedSparse", "beforeClaim"),
-          SteppedClaim.class,
-          Set.of(
-              "lockUnordered", "orderedCandidates", "orderedCandidatesInWindow", "lockCandidates"));
-
-  private static final Set<String> OPTIONAL =
-      Set.of("beforeRelayTransaction", "boundTransaction", "unboundTransaction");
-
   @Test
   void parse_keeps_each_statement_whole_and_drops_comment_lines() {
     Map<String, String> statements =
@@ -52,140 +40,160 @@ class SqlStatementsTest {
   }
 
   @Test
-  void load_lets_a_later_file_replace_a_name() {
-    Map<String, String> common = SqlStatements.load(MySqlDialect.CLOCK, "common.sql");
-    Map<String, String> mysql = SqlStatements.load(MySqlDialect.CLOCK, "common.sql", "mysql.sql");
-
-    assertThat(mysql.get("listDead")).contains("IGNORE INDEX").isNotEqualTo(common.get("listDead"));
-    assertThat(mysql.get("countStatus")).isEqualTo(common.get("countStatus"));
+  void a_vendor_file_states_only_what_differs_from_common() {
+    Map<String, String> common = SqlStatements.parse("common.sql", SqlStatements.commonText());
+    for (String vendor : List.of("postgresql.sql", "mysql.sql", "mariadb.sql", "h2.sql")) {
+      SqlStatements.parse(vendor, SqlStatements.shippedText(vendor))
+          .forEach(
+              (name, sql) ->
+                  assertThat(sql.replaceAll("\\s+", " "))
+                      .as("%s repeats common.sql's %s", vendor, name)
+                      .isNotEqualTo(common.getOrDefault(name, "").replaceAll("\\s+", " ")));
+    }
   }
 
   @Test
-  void a_vendor_file_states_only_what_differs_from_common_beyond_its_clock() {
-    Map<String, SqlClock> clocks =
-        Map.of(
-            "postgresql.sql", PostgresDialect.CLOCK,
-            "mysql.sql", MySqlDialect.CLOCK,
-            "mariadb.sql", MySqlDialect.CLOCK,
-            "h2.sql", H2Dialect.CLOCK);
-    clocks.forEach(
-        (vendor, now) -> {
-          Map<String, String> common = SqlStatements.load(now, "common.sql");
-          SqlStatements.load(now, vendor)
-              .forEach(
-                  (name, sql) ->
-                      assertThat(sql.replaceAll("\\s+", " "))
-                          .as("%s repeats common.sql's %s", vendor, name)
-                          .isNotEqualTo(common.getOrDefault(name, "").replaceAll("\\s+", " ")));
-        });
-  }
-
-  @Test
-  void the_clock_placeholders_become_the_vendors_time_arithmetic() {
-    SqlClock clock = new SqlClock("NOW", "NOW + ?", "NOW - ?");
-
-    assertThat(clock.render("a = {now+micros}, b < {now-micros}, c <= {now}"))
-        .isEqualTo("a = NOW + ?, b < NOW - ?, c <= NOW");
-    Map<String, String> postgres = SqlStatements.load(PostgresDialect.CLOCK, "common.sql");
-    assertThat(postgres.get("markRetry"))
+  void the_clock_and_row_limit_placeholders_become_the_vendors_own() {
+    OutboxSql postgres = OutboxSql.of(Dialect.POSTGRESQL.preset(), TableName.of("outbox_event"));
+    assertThat(postgres.text(Statements.MARK_RETRY))
         .contains("available_at = now() + ? * INTERVAL '1 microsecond'");
-    assertThat(SqlStatements.load(MySqlDialect.CLOCK, "common.sql").get("purgeRetained"))
+    OutboxSql mysql = OutboxSql.of(Dialect.MYSQL.preset(), TableName.of("outbox_event"));
+    assertThat(mysql.text(Statements.PURGE_RETAINED))
         .contains("published_at < TIMESTAMPADD(MICROSECOND, -?, UTC_TIMESTAMP(6))");
+    assertThat(mysql.text(Statements.RETENTION_WINDOW)).endsWith("ORDER BY seq\n LIMIT ?");
   }
 
   @Test
-  void every_statement_renders_without_a_placeholder_left_but_the_seqs() {
-    for (SqlDialect dialect :
-        new SqlDialect[] {
-          new PostgresDialect(), new MySqlDialect(), new MariaDbDialect(), new H2Dialect()
-        }) {
-      OutboxSql sql = OutboxSql.of(dialect, TableName.of("app.outbox_event"));
-      for (String name : dialect.statementNames()) {
-        String rendered = sql.sql(dialect.statement(name), 2);
-        assertThat(rendered).as("%s %s", dialect.name(), name).doesNotContain("{", "}");
+  void every_statement_of_every_preset_renders_with_no_placeholder_left() {
+    for (Dialect preset : Dialect.values()) {
+      OutboxSql sql = OutboxSql.of(preset.preset(), TableName.of("app.outbox_event"));
+      for (Statement st : Statements.ALL.values()) {
+        if (!sql.has(st)) {
+          assertThat(st.requiredFor(preset.preset().claimCapability()))
+              .as("%s lacks %s", preset, st)
+              .isFalse();
+          continue;
+        }
+        NamedSql.Rendered r = st.listParam() == null ? sql.rendered(st) : sql.rendered(st, 2);
+        assertThat(r.sql).as("%s %s", preset, st).doesNotContain("{", "}", ":");
+        assertThat(r.sql.chars().filter(ch -> ch == '?').count())
+            .as("%s %s", preset, st)
+            .isEqualTo(r.parameterCount);
       }
     }
-    String claim =
-        OutboxSql.of(new PostgresDialect(), TableName.of("outbox_event"))
-            .sql(((ReturningClaim) new PostgresDialect().claims()).unordered());
-    assertThat(claim)
+    assertThat(
+            OutboxSql.of(Dialect.POSTGRESQL.preset(), TableName.of("outbox_event"))
+                .text(Statements.CLAIM_UNORDERED))
         .contains("RETURNING o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type,")
         .contains("o.expires_at, o.attempts, (o.expires_at <= now()) AS expired");
     assertThat(
-            OutboxSql.of(new H2Dialect(), TableName.of("outbox_event"))
-                .sql(new H2Dialect().insert()))
+            OutboxSql.of(Dialect.H2.preset(), TableName.of("outbox_event")).text(Statements.INSERT))
         .startsWith("INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type,")
         .endsWith(
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP))");
   }
 
   @Test
-  void every_dialect_has_each_statement_it_runs_and_names_no_other() throws Throwable {
-    Set<String> accessors = statementMethods();
-    for (SqlDialect dialect :
-        new SqlDialect[] {
-          new PostgresDialect(), new MySqlDialect(), new MariaDbDialect(), new H2Dialect()
-        }) {
-      Set<String> claims = CLAIM_STATEMENTS.get(dialect.claims().getClass());
-      for (String name : dialect.statementNames()) {
-        assertThat(accessors.contains(name) || claims.contains(name))
-            .as("%s names %s, which nothing runs", dialect.name(), name)
-            .isTrue();
-      }
-      for (String name : accessors) {
-        String sql = invoke(SqlDialect.class.getMethod(name), dialect);
-        if (!OPTIONAL.contains(name)) {
-          assertThat(sql).as("%s %s", dialect.name(), name).isNotBlank();
-        }
-      }
-      assertThat(dialect.statementNames()).as(dialect.name()).containsAll(claims);
-    }
+  void named_parameters_bind_wherever_the_text_puts_them() {
+    NamedSql.Rendered top =
+        NamedSql.parse("SELECT TOP (:limit) seq FROM t WHERE seq > :after AND x::text = ':no'")
+            .render(null, 0);
+    assertThat(top.sql).isEqualTo("SELECT TOP (?) seq FROM t WHERE seq > ? AND x::text = ':no'");
+    assertThat(top.positions("limit")).containsExactly(1);
+    assertThat(top.positions("after")).containsExactly(2);
+
+    NamedSql.Rendered list =
+        NamedSql.parse("UPDATE t SET o = :owner WHERE seq IN (:seqs) AND o2 = :owner")
+            .render("seqs", 3);
+    assertThat(list.sql).isEqualTo("UPDATE t SET o = ? WHERE seq IN (?, ?, ?) AND o2 = ?");
+    assertThat(list.positions("owner")).containsExactly(1, 5);
+    assertThat(list.positions("seqs")).containsExactly(2);
   }
 
   @Test
-  void a_dialect_without_a_statement_it_needs_fails_to_load_naming_it() {
-    // H2's files have the stepped claim's statements, not the one-statement claim's.
+  void an_override_that_takes_other_parameters_is_refused_when_built() {
+    SqlDialect.Builder h2 = Dialect.H2.preset().toBuilder("Mine");
+
     assertThatThrownBy(
             () ->
-                new SqlDialect("Test", H2Dialect.CLOCK, "h2.sql", ReturningClaim::new, "h2.sql") {})
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessage("Test has no statement claimUnordered in /dev/outboxkit/jdbc/sql/");
-    // common.sql alone has no inbox insert: every vendor ignores a duplicate its own way.
+                h2.statement(
+                        "markDead",
+                        "UPDATE {table} SET status = 'DEAD', last_error = :error"
+                            + " WHERE seq = :seq AND status = 'IN_FLIGHT'")
+                    .build())
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessage(
+            "dialect Mine: statement markDead must take the parameters :error, :seq, :owner;"
+                + " it lacks :owner (parameters are bound by name, so their order in the text is"
+                + " free)");
     assertThatThrownBy(
-            () -> new SqlDialect("Bare", H2Dialect.CLOCK, "h2.sql", SteppedClaim::new) {})
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessage("Bare has no statement inboxInsert in /dev/outboxkit/jdbc/sql/");
+            () ->
+                Dialect.H2.preset().toBuilder("Mine")
+                    .statement("countStatus", "SELECT COUNT(*) FROM {table} WHERE status = :state")
+                    .build())
+        .hasMessageContaining("statement countStatus must take the parameters :status;")
+        .hasMessageContaining("it lacks :status; it uses :state, which OutboxKit does not bind");
+    assertThatThrownBy(
+            () ->
+                Dialect.H2.preset().toBuilder("Mine")
+                    .statement("countStatus", "SELECT COUNT(*) FROM {table} WHERE status = ?")
+                    .build())
+        .hasMessageContaining("statement countStatus has a plain '?' at offset 44: name each");
   }
 
   @Test
-  void each_vendor_family_claims_its_own_way_and_mariadb_keeps_the_mysql_ddl() {
-    assertThat(new PostgresDialect().claims()).isInstanceOf(ReturningClaim.class);
-    assertThat(new H2Dialect().claims()).isInstanceOf(SteppedClaim.class);
-    assertThat(new MariaDbDialect().claims()).isInstanceOf(SteppedClaim.class);
-    assertThat(new MariaDbDialect().schemaResource()).isEqualTo("mysql.sql");
-    assertThat(new MariaDbDialect().inboxSchemaResource()).isEqualTo("inbox-mysql.sql");
+  void a_dialect_missing_a_statement_its_claim_runs_is_refused_naming_it() {
+    assertThatThrownBy(
+            () -> Dialect.H2.preset().toBuilder("Mine").claim(ClaimCapability.RETURNING).build())
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessage(
+            "dialect Mine: statement claimUnordered is missing (claim capability RETURNING runs"
+                + " it): add it with statement(\"claimUnordered\", sql) taking :owner, :lease,"
+                + " :limit, or start from a preset with toBuilder");
+    // common.sql alone has no inbox insert: every database ignores a duplicate its own way.
+    assertThatThrownBy(
+            () ->
+                SqlDialect.builder("Bare")
+                    .clock("NOW", "NOW + {micros}", "NOW - {micros}")
+                    .rowLimit("LIMIT {n}")
+                    .claim(ClaimCapability.CONDITIONAL_UPDATE)
+                    .build())
+        .hasMessageStartingWith("dialect Bare: statement inboxInsert is missing: add it");
   }
 
-  /** The statement accessors: SqlDialect's public final no-argument String methods. */
-  private static Set<String> statementMethods() {
-    Set<String> names = new TreeSet<>();
-    for (Method m : SqlDialect.class.getDeclaredMethods()) {
-      if (m.getReturnType() == String.class
-          && m.getParameterCount() == 0
-          && Modifier.isPublic(m.getModifiers())
-          && Modifier.isFinal(m.getModifiers())) {
-        names.add(m.getName());
-      }
-    }
-    assertThat(names).hasSizeGreaterThan(20);
-    return names;
+  @Test
+  void unknown_statements_placeholders_and_an_unset_clock_are_refused() {
+    assertThatThrownBy(
+            () -> Dialect.H2.preset().toBuilder("Mine").statement("claimAll", "SELECT 1").build())
+        .hasMessageStartingWith(
+            "dialect Mine: statement claimAll is not a statement OutboxKit runs; the statements"
+                + " are [beforeClaim, ");
+    assertThatThrownBy(
+            () ->
+                Dialect.H2.preset().toBuilder("Mine")
+                    .statement("countByStatus", "SELECT status, COUNT(*) AS n FROM {tabel}")
+                    .build())
+        .hasMessageContaining("statement countByStatus has an unknown placeholder {tabel}");
+    assertThatThrownBy(() -> SqlDialect.builder("Bare").build())
+        .hasMessage("dialect Bare has no clock: call clock(now, nowPlusMicros, nowMinusMicros)");
+    assertThatThrownBy(() -> SqlDialect.builder("Bare").rowLimit("LIMIT 10"))
+        .hasMessage("dialect Bare: rowLimit must contain {n}, was LIMIT 10");
   }
 
-  private static String invoke(Method m, SqlDialect dialect) throws Throwable {
-    try {
-      return (String) m.invoke(dialect);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
+  @Test
+  void claims_are_chosen_by_capability_and_mariadb_keeps_the_mysql_ddl() {
+    assertThat(CompiledDialect.of(Dialect.POSTGRESQL.preset()).claims())
+        .isInstanceOf(ReturningClaim.class);
+    assertThat(CompiledDialect.of(Dialect.H2.preset()).claims()).isInstanceOf(SteppedClaim.class);
+    assertThat(
+            CompiledDialect.of(
+                    Dialect.POSTGRESQL.preset().toBuilder("PostgreSQL, conditional")
+                        .claim(ClaimCapability.CONDITIONAL_UPDATE)
+                        .build())
+                .claims())
+        .isInstanceOf(ConditionalClaim.class);
+    assertThat(Dialect.MARIADB.preset().schema()).isEqualTo(Dialect.MYSQL.preset().schema());
+    assertThat(Dialect.MARIADB.preset().inboxSchema())
+        .isEqualTo(Dialect.MYSQL.preset().inboxSchema());
   }
 }

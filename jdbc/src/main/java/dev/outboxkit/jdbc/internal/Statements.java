@@ -1,0 +1,283 @@
+package dev.outboxkit.jdbc.internal;
+
+import static dev.outboxkit.jdbc.dialect.ClaimCapability.CONDITIONAL_UPDATE;
+import static dev.outboxkit.jdbc.dialect.ClaimCapability.RETURNING;
+import static dev.outboxkit.jdbc.dialect.ClaimCapability.SKIP_LOCKED;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every statement OutboxKit runs, with its parameters and result columns: the one home of each
+ * statement's contract. The text of each is in the statement files ({@code common.sql} and the
+ * vendor files) or a user's dialect; {@link CompiledDialect} checks every text against its entry
+ * here. Parameter meanings: {@code owner} a claim's lease owner; {@code lease}, {@code delay},
+ * {@code within}, {@code age} and the {@code *_age} ones whole microseconds; {@code seqs} a list of
+ * row seqs; {@code limit} a row count.
+ */
+public final class Statements {
+  private static final List<String> EVENT = EventRows.READ;
+
+  /** Appends one event: the {@link EventRows#WRITTEN} columns, then its delay. */
+  public static final Statement INSERT = Statement.always("insert", insertParams());
+
+  /** Marks those of the rows still PENDING IN_FLIGHT for owner. */
+  public static final Statement MARK_CLAIMED =
+      Statement.always("markClaimed", "owner", "lease", "seqs").list("seqs");
+
+  /** Delivered rows become PUBLISHED (fenced by owner). */
+  public static final Statement MARK_PUBLISHED =
+      Statement.always("markPublished", "owner", "seqs").list("seqs");
+
+  /** Delivered rows are deleted (fenced by owner). */
+  public static final Statement DELETE_PUBLISHED =
+      Statement.always("deletePublished", "owner", "seqs").list("seqs");
+
+  /** Rows back to PENDING, uncharged (fenced by owner). */
+  public static final Statement RELEASE = Statement.always("release", "owner", "seqs").list("seqs");
+
+  /** Rows become EXPIRED (fenced by owner). */
+  public static final Statement MARK_EXPIRED =
+      Statement.always("markExpired", "owner", "seqs").list("seqs");
+
+  /** One row back to PENDING later; charge is 1 for the event's own failure, 0 for a probe's. */
+  public static final Statement MARK_RETRY =
+      Statement.always("markRetry", "delay", "charge", "error", "seq", "owner");
+
+  /** One row to DEAD, its last attempt charged. */
+  public static final Statement MARK_DEAD = Statement.always("markDead", "error", "seq", "owner");
+
+  /** Rows held back, uncharged, after their destination alone was down. */
+  public static final Statement MARK_HELD =
+      Statement.always("markHeld", "delay", "error", "owner", "seqs").list("seqs");
+
+  /** IN_FLIGHT rows whose lease ran out and that lost max_losses leases become DEAD. */
+  public static final Statement QUARANTINE_LOST_LEASES =
+      Statement.always("quarantineLostLeases", "error", "max_losses");
+
+  /** IN_FLIGHT rows whose lease ran out go back to PENDING, the loss counted. */
+  public static final Statement RECLAIM_EXPIRED_LEASES = Statement.always("reclaimExpiredLeases");
+
+  /**
+   * One aggregate's PENDING events after its head, up to the first IN_FLIGHT or DEAD one, in seq
+   * order; one part of a {@code UNION ALL}, so written in parentheses.
+   */
+  public static final Statement RUN_SUCCESSORS =
+      Statement.always("runSuccessors", "aggregate_type", "aggregate_id", "head", "limit")
+          .columns(EVENT, "expired", "due");
+
+  /** Rows of one status. */
+  public static final Statement COUNT_STATUS = Statement.always("countStatus", "status");
+
+  /** Count per status. */
+  public static final Statement COUNT_BY_STATUS =
+      Statement.always("countByStatus").columns("status", "n");
+
+  /** What a drain still waits for. */
+  public static final Statement DRAIN_LEFT =
+      Statement.always("drainLeft", "within")
+          .columns("pending", "behind_dead", "due", "due_not_behind");
+
+  /** The oldest PENDING row's occurred_at and the database's now. */
+  public static final Statement OLDEST_PENDING =
+      Statement.always("oldestPending").columns("oldest", "db_now");
+
+  /** The live figures in one statement. */
+  public static final Statement SNAPSHOT =
+      Statement.always("snapshot").columns("pending", "in_flight", "dead", "oldest", "db_now");
+
+  /** A page of DEAD events after a seq. */
+  public static final Statement LIST_DEAD =
+      Statement.always("listDead", "after", "limit")
+          .columns(
+              "seq",
+              "id",
+              "aggregate_type",
+              "aggregate_id",
+              "event_type",
+              "attempts",
+              "last_error",
+              "occurred_at");
+
+  /** One DEAD event back to PENDING, attempts reset. */
+  public static final Statement REPLAY_DEAD = Statement.always("replayDead", "id");
+
+  /** Every DEAD event back to PENDING. */
+  public static final Statement REPLAY_ALL_DEAD = Statement.always("replayAllDead");
+
+  /** Deletes one DEAD event. */
+  public static final Statement DISCARD_DEAD = Statement.always("discardDead", "id");
+
+  /** A window of the primary key for retention: each row's seq and whether it is past it. */
+  public static final Statement RETENTION_WINDOW =
+      Statement.always(
+              "retentionWindow",
+              "finished_on",
+              "finished_age",
+              "dead_on",
+              "dead_age",
+              "after",
+              "limit")
+          .columns("seq", "old");
+
+  /** Deletes the given rows still past retention. */
+  public static final Statement PURGE_RETAINED =
+      Statement.always(
+              "purgeRetained", "seqs", "finished_on", "finished_age", "dead_on", "dead_age")
+          .list("seqs");
+
+  /** Records (consumer, event id) unless present; must not fail on a duplicate. */
+  public static final Statement INBOX_INSERT =
+      Statement.always("inboxInsert", "consumer", "event_id");
+
+  /** Deletes up to limit inbox rows older than age. */
+  public static final Statement INBOX_PURGE = Statement.always("inboxPurge", "age", "limit");
+
+  /** Run first in each relay transaction, or absent. */
+  public static final Statement BEFORE_RELAY_TRANSACTION =
+      Statement.optional("beforeRelayTransaction");
+
+  /** Bounds a transaction's time on the server; timeout_ms is bound as text. */
+  public static final Statement BOUND_TRANSACTION =
+      Statement.optional("boundTransaction", "timeout_ms");
+
+  /** Undoes the bound where it outlives the transaction. */
+  public static final Statement UNBOUND_TRANSACTION = Statement.optional("unboundTransaction");
+
+  // RETURNING: one statement locks, marks and returns.
+
+  /** The first due PENDING rows, claimed. */
+  public static final Statement CLAIM_UNORDERED =
+      Statement.claim(EnumSet.of(RETURNING), "claimUnordered", "owner", "lease", "limit")
+          .columns(EVENT, "expired");
+
+  /** The first claimable heads, claimed, each with whether a PENDING successor exists. */
+  public static final Statement CLAIM_ORDERED =
+      Statement.claim(EnumSet.of(RETURNING), "claimOrdered", "owner", "lease", "limit")
+          .columns(EVENT, "expired", "has_successor");
+
+  /** As {@link #CLAIM_ORDERED}, finding heads aggregate by aggregate. */
+  public static final Statement CLAIM_ORDERED_SPARSE =
+      Statement.claimOptional(
+              EnumSet.of(RETURNING), "claimOrderedSparse", "owner", "lease", "limit")
+          .columns(EVENT, "expired", "has_successor");
+
+  /** Plan settings for the scanning claims, local to the transaction. */
+  public static final Statement BEFORE_CLAIM =
+      Statement.claimOptional(EnumSet.of(RETURNING), "beforeClaim");
+
+  // SKIP_LOCKED: a plain read, a locking read that skips, an update.
+
+  /** Locks up to limit claimable rows. */
+  public static final Statement LOCK_UNORDERED =
+      Statement.claim(EnumSet.of(SKIP_LOCKED), "lockUnordered", "limit")
+          .mayOmit("limit")
+          .columns(EVENT, "expired");
+
+  /** Locks the still-claimable rows among seqs, at most limit. */
+  public static final Statement LOCK_CANDIDATES =
+      Statement.claim(EnumSet.of(SKIP_LOCKED), "lockCandidates", "seqs", "limit")
+          .list("seqs")
+          .mayOmit("limit")
+          .columns(EVENT, "expired");
+
+  // SKIP_LOCKED and CONDITIONAL_UPDATE: ordered candidates, read without locks.
+
+  /** Seqs of up to limit ordered-mode candidates (heads). */
+  public static final Statement ORDERED_CANDIDATES =
+      Statement.claim(EnumSet.of(SKIP_LOCKED, CONDITIONAL_UPDATE), "orderedCandidates", "limit")
+          .columns("seq");
+
+  /** The first limit due PENDING rows, each with whether it is a head. */
+  public static final Statement ORDERED_CANDIDATES_IN_WINDOW =
+      Statement.claim(
+              EnumSet.of(SKIP_LOCKED, CONDITIONAL_UPDATE), "orderedCandidatesInWindow", "limit")
+          .columns("seq", "head");
+
+  // CONDITIONAL_UPDATE: a plain read, an update whose row count decides, a read back.
+
+  /** Seqs of due PENDING rows after a seq, in seq order. */
+  public static final Statement UNORDERED_CANDIDATES =
+      Statement.claim(EnumSet.of(CONDITIONAL_UPDATE), "unorderedCandidates", "after", "limit")
+          .columns("seq");
+
+  /** Marks IN_FLIGHT those of the rows still PENDING and due. */
+  public static final Statement MARK_CLAIMED_IF_DUE =
+      Statement.claim(EnumSet.of(CONDITIONAL_UPDATE), "markClaimedIfDue", "owner", "lease", "seqs")
+          .list("seqs");
+
+  /** The rows among seqs this owner holds. */
+  public static final Statement READ_CLAIMED =
+      Statement.claim(EnumSet.of(CONDITIONAL_UPDATE), "readClaimed", "owner", "seqs")
+          .list("seqs")
+          .columns(EVENT, "expired");
+
+  /** Every statement, by name. */
+  static final Map<String, Statement> ALL = catalogue();
+
+  private Statements() {}
+
+  /** {@return every statement, in catalogue order} */
+  public static java.util.Collection<Statement> all() {
+    return ALL.values();
+  }
+
+  private static String[] insertParams() {
+    List<String> params = new ArrayList<>(EventRows.WRITTEN);
+    params.add("delay");
+    return params.toArray(new String[0]);
+  }
+
+  private static Map<String, Statement> catalogue() {
+    Map<String, Statement> all = new LinkedHashMap<>();
+    for (Statement s :
+        new Statement[] {
+          INSERT,
+          MARK_CLAIMED,
+          MARK_PUBLISHED,
+          DELETE_PUBLISHED,
+          RELEASE,
+          MARK_EXPIRED,
+          MARK_RETRY,
+          MARK_DEAD,
+          MARK_HELD,
+          QUARANTINE_LOST_LEASES,
+          RECLAIM_EXPIRED_LEASES,
+          RUN_SUCCESSORS,
+          COUNT_STATUS,
+          COUNT_BY_STATUS,
+          DRAIN_LEFT,
+          OLDEST_PENDING,
+          SNAPSHOT,
+          LIST_DEAD,
+          REPLAY_DEAD,
+          REPLAY_ALL_DEAD,
+          DISCARD_DEAD,
+          RETENTION_WINDOW,
+          PURGE_RETAINED,
+          INBOX_INSERT,
+          INBOX_PURGE,
+          BEFORE_RELAY_TRANSACTION,
+          BOUND_TRANSACTION,
+          UNBOUND_TRANSACTION,
+          CLAIM_UNORDERED,
+          CLAIM_ORDERED,
+          CLAIM_ORDERED_SPARSE,
+          BEFORE_CLAIM,
+          LOCK_UNORDERED,
+          LOCK_CANDIDATES,
+          ORDERED_CANDIDATES,
+          ORDERED_CANDIDATES_IN_WINDOW,
+          UNORDERED_CANDIDATES,
+          MARK_CLAIMED_IF_DUE,
+          READ_CLAIMED
+        }) {
+      all.put(s.name(), s);
+    }
+    return Collections.unmodifiableMap(all);
+  }
+}

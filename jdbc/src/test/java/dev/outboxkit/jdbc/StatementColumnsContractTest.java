@@ -1,0 +1,119 @@
+package dev.outboxkit.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxkit.jdbc.dialect.ClaimCapability;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
+import dev.outboxkit.jdbc.internal.OutboxSql;
+import dev.outboxkit.jdbc.internal.Query;
+import dev.outboxkit.jdbc.internal.Statement;
+import dev.outboxkit.jdbc.internal.Statements;
+import dev.outboxkit.jdbc.internal.TableName;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every statement that returns rows returns exactly the columns its {@link Statement} declares, run
+ * on the real database with each claim capability's statements: so an override (a vendor file or a
+ * user's) cannot drop or rename a column the code reads. Each runs in a transaction that is rolled
+ * back.
+ */
+abstract class StatementColumnsContractTest extends DatabaseTest {
+
+  @Test
+  void each_statement_returns_the_columns_it_declares() throws SQLException {
+    SqlDialect preset = dialect.preset();
+    OutboxSql sql = OutboxSql.of(preset, TableName.of("outbox_event"));
+    int checked = 0;
+    for (Statement st : Statements.all()) {
+      if (st.columns().isEmpty() || !sql.dialect().dialect().statement(st.name()).isPresent()) {
+        continue;
+      }
+      assertThat(columns(sql, st)).as("%s %s", preset.name(), st).isEqualTo(expected(st));
+      checked++;
+    }
+    // Every capability's statements that this preset carries, e.g. the stepped claim's on
+    // PostgreSQL and the conditional claim's everywhere.
+    assertThat(checked).isGreaterThanOrEqualTo(12);
+  }
+
+  @Test
+  void every_capability_this_database_runs_has_its_statements_in_the_preset() {
+    SqlDialect preset = dialect.preset();
+    for (ClaimCapability capability :
+        List.of(ClaimCapability.SKIP_LOCKED, ClaimCapability.CONDITIONAL_UPDATE)) {
+      assertThat(preset.toBuilder(preset.name() + ", " + capability).claim(capability).build())
+          .isNotNull();
+    }
+  }
+
+  private static Set<String> expected(Statement st) {
+    Set<String> names = new TreeSet<>();
+    st.columns().forEach(c -> names.add(c.toLowerCase(Locale.ROOT)));
+    return names;
+  }
+
+  private Set<String> columns(OutboxSql sql, Statement st) throws SQLException {
+    try (Connection c = transaction()) {
+      try (Query q =
+          st.listParam() != null
+              ? Query.prepare(c, sql, st, 2)
+              : st == Statements.RUN_SUCCESSORS
+                  ? Query.union(c, sql, st, 1)
+                  : Query.prepare(c, sql, st)) {
+        bindSamples(q, st);
+        try (ResultSet rs = q.executeQuery()) {
+          ResultSetMetaData md = rs.getMetaData();
+          Set<String> names = new TreeSet<>();
+          for (int i = 1; i <= md.getColumnCount(); i++) {
+            names.add(md.getColumnLabel(i).toLowerCase(Locale.ROOT));
+          }
+          return names;
+        }
+      } finally {
+        c.rollback();
+      }
+    }
+  }
+
+  /** A harmless value of the right type for every parameter, by its name. */
+  private static void bindSamples(Query q, Statement st) throws SQLException {
+    for (String p : st.params()) {
+      switch (p) {
+        case "seqs":
+          q.setSeqs(p, List.of(1L, 2L));
+          break;
+        case "limit":
+        case "max_losses":
+        case "charge":
+        case "finished_on":
+        case "dead_on":
+          q.setInt(p, 1);
+          break;
+        case "id":
+        case "event_id":
+          q.setUuid(p, UUID.randomUUID());
+          break;
+        case "owner":
+        case "status":
+        case "error":
+        case "aggregate_type":
+        case "aggregate_id":
+        case "consumer":
+        case "timeout_ms":
+          q.setString(p, "x");
+          break;
+        default: // seqs and microseconds
+          q.setLong(p, 1);
+      }
+    }
+  }
+}
