@@ -10,8 +10,10 @@ import dev.outboxkit.jdbc.internal.Query;
 import dev.outboxkit.jdbc.internal.Statement;
 import dev.outboxkit.jdbc.internal.Statements;
 import dev.outboxkit.jdbc.internal.TableName;
+import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -86,6 +88,16 @@ class PreviewPresetsTest {
         // H2 takes no COLLATE in a column definition: its comparisons are binary anyway.
         Map.of(" COLLATE Latin1_General_100_BIN2", ""),
         Map.of());
+  }
+
+  @Test
+  void the_drivers_product_names_detect_the_presets() throws SQLException {
+    assertThat(Dialect.detect(metadata("Oracle", "Oracle Database 19c Enterprise Edition")))
+        .isEqualTo(Dialect.ORACLE);
+    assertThat(Dialect.detect(metadata("Microsoft SQL Server", "16.00.4135")))
+        .isEqualTo(Dialect.SQLSERVER);
+    assertThat(Dialect.ORACLE.preset().name()).isEqualTo("Oracle");
+    assertThat(Dialect.of(Dialect.SQLSERVER.preset())).isEqualTo(Dialect.SQLSERVER);
   }
 
   @Test
@@ -336,6 +348,24 @@ class PreviewPresetsTest {
         return rs.getObject(1, LocalDateTime.class);
       }
     }
+  }
+
+  /** Metadata that answers only the product's name and version, as the drivers report them. */
+  private static DatabaseMetaData metadata(String product, String version) {
+    return (DatabaseMetaData)
+        Proxy.newProxyInstance(
+            PreviewPresetsTest.class.getClassLoader(),
+            new Class<?>[] {DatabaseMetaData.class},
+            (proxy, method, args) -> {
+              switch (method.getName()) {
+                case "getDatabaseProductName":
+                  return product;
+                case "getDatabaseProductVersion":
+                  return version;
+                default:
+                  throw new UnsupportedOperationException(method.getName());
+              }
+            });
   }
 
   private static Connection h2(String mode, List<String> shims) throws SQLException {
