@@ -22,7 +22,19 @@ public enum Dialect {
   /** MariaDB 10.6 or later (the first with {@code SKIP LOCKED}). */
   MARIADB,
   /** H2 2.x, for development and tests. */
-  H2;
+  H2,
+  /**
+   * Oracle Database 19c or later. Preview: not run against a real server by this project's CI;
+   * written to Oracle's documentation and checked in H2's Oracle mode only. Keep the relay's batch
+   * size at 500 or below (IN lists hold at most 1,000 values).
+   */
+  ORACLE,
+  /**
+   * Microsoft SQL Server 2017 or later. Preview: not run against a real server by this project's
+   * CI; written to Microsoft's documentation and checked in H2's SQL Server mode only. Keep the
+   * relay's batch size at 1,000 or below (a statement takes at most 2,100 parameters).
+   */
+  SQLSERVER;
 
   /** {@return this database's dialect, to pass as it is or to start a dialect of your own from} */
   public SqlDialect preset() {
@@ -33,6 +45,10 @@ public enum Dialect {
         return Presets.mysql();
       case MARIADB:
         return Presets.mariadb();
+      case ORACLE:
+        return Presets.oracle();
+      case SQLSERVER:
+        return Presets.sqlServer();
       default:
         return Presets.h2();
     }
@@ -93,6 +109,13 @@ public enum Dialect {
     }
     if (product.contains("H2")) {
       return H2;
+    }
+    // Oracle's driver reports "Oracle"; Microsoft's "Microsoft SQL Server".
+    if (product.contains("Oracle")) {
+      return ORACLE;
+    }
+    if (product.contains("Microsoft SQL Server")) {
+      return SQLSERVER;
     }
     return null;
   }

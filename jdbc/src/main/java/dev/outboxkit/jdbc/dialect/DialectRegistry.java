@@ -67,7 +67,8 @@ public final class DialectRegistry {
         + md.getDatabaseProductName()
         + " "
         + md.getDatabaseProductVersion()
-        + "': the presets are PostgreSQL, MySQL, MariaDB and H2 (Dialect); if this is one of them"
+        + "': the presets are PostgreSQL, MySQL, MariaDB, H2, and Oracle and SQL Server as"
+        + " previews (Dialect); if this is one of them"
         + " behind a proxy, name it (dialect(Dialect.POSTGRESQL.preset()), ...); for another"
         + " database build a SqlDialect (SqlDialect.builder or a preset's toBuilder) and pass it"
         + " to dialect(...), or register a DialectProvider with DialectRegistry.register or in"

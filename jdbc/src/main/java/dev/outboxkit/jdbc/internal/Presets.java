@@ -52,6 +52,40 @@ public final class Presets {
     return Holder.H2;
   }
 
+  /**
+   * Oracle Database 19c+, a preview: written to Oracle's documentation and checked in H2's Oracle
+   * mode, never run against a real Oracle server by this project's CI. Times are TIMESTAMP(6)
+   * holding UTC, compared with {@code SYS_EXTRACT_UTC(SYSTIMESTAMP)}; event ids are RAW(16).
+   *
+   * <p>Oracle refuses a row limit beside {@code FOR UPDATE}, so claims run in steps and the locking
+   * reads are limited by how far they are fetched ({@code setMaxRows}): with {@code SKIP LOCKED}
+   * Oracle locks a row when it is fetched. There is no per-session lock or idle timeout to bound a
+   * transaction with, so this dialect has no {@code boundTransaction}: the client's network timeout
+   * is the bound. At most 1,000 values fit an IN list (ORA-01795) and an ordered claim locks among
+   * up to twice its batch of candidates, so keep the relay's batch size at 500 or below.
+   */
+  public static SqlDialect oracle() {
+    return Holder.ORACLE;
+  }
+
+  /**
+   * Microsoft SQL Server 2017+, a preview: written to Microsoft's documentation and checked in H2's
+   * SQL Server mode, never run against a real SQL Server by this project's CI. Times are
+   * DATETIME2(6) holding UTC, compared with {@code SYSUTCDATETIME()}; event ids are
+   * UNIQUEIDENTIFIER, bound as text.
+   *
+   * <p>Claims run in steps, the locking reads with the table hints {@code UPDLOCK, READPAST,
+   * ROWLOCK} (SQL Server's {@code FOR UPDATE SKIP LOCKED}) and {@code TOP (:limit)}. There is no
+   * {@code boundTransaction}: {@code SET LOCK_TIMEOUT} run as a prepared statement with a parameter
+   * (which the driver sends through {@code sp_executesql} or {@code sp_prepexec}) is undone when
+   * that call returns, so it cannot bound the statements after it. A statement takes at most 2,100
+   * parameters and an ordered claim locks among up to twice its batch of candidates, so keep the
+   * relay's batch size at 1,000 or below.
+   */
+  public static SqlDialect sqlServer() {
+    return Holder.SQLSERVER;
+  }
+
   /** The name of a preset's DDL file under {@code dev/outboxkit/jdbc/schema/}. */
   public static String schemaFile(dev.outboxkit.jdbc.Dialect preset) {
     switch (preset) {
@@ -59,6 +93,10 @@ public final class Presets {
         return "postgresql.sql";
       case H2:
         return "h2.sql";
+      case ORACLE:
+        return "oracle.sql";
+      case SQLSERVER:
+        return "sqlserver.sql";
       default:
         return "mysql.sql";
     }
@@ -129,6 +167,73 @@ public final class Presets {
         .build();
   }
 
+  private static SqlDialect buildOracle() {
+    return vendor("Oracle", "oracle.sql")
+        // Interval arithmetic in NUMBER: the division is exact, and the interval is taken in
+        // seconds so that a delay of centuries still fits its day precision.
+        .clock(
+            "SYS_EXTRACT_UTC(SYSTIMESTAMP)",
+            "SYS_EXTRACT_UTC(SYSTIMESTAMP) + NUMTODSINTERVAL({micros} / 1000000, 'SECOND')",
+            "SYS_EXTRACT_UTC(SYSTIMESTAMP) - NUMTODSINTERVAL({micros} / 1000000, 'SECOND')")
+        .rowLimit("FETCH FIRST {n} ROWS ONLY")
+        .claim(ClaimCapability.SKIP_LOCKED)
+        .ids(IdColumn.BYTES)
+        .times(TimeColumn.UTC_LOCAL_DATE_TIME)
+        .errors(
+            ErrorCodes.none()
+                // ORA-00060 deadlock detected.
+                .sqlStates(Kind.DEADLOCK, "61000")
+                .vendorCodes(Kind.DEADLOCK, 60)
+                // ORA-30006 (WAIT timeout expired), ORA-00054 (resource busy, NOWAIT or timeout).
+                .vendorCodes(Kind.LOCK_TIMEOUT, 30006, 54)
+                // ORA-03113 end-of-file on channel, ORA-03114 not connected, ORA-03135 connection
+                // lost contact, ORA-00028 session killed, ORA-01012 not logged on, ORA-01092
+                // instance terminated, ORA-02396 idle time exceeded; the driver's own 17002 I/O
+                // error, 17008 closed connection, 17410 no more data to read from socket.
+                .vendorCodes(
+                    Kind.LOST_CONNECTION,
+                    3113,
+                    3114,
+                    3135,
+                    28,
+                    1012,
+                    1092,
+                    2396,
+                    17002,
+                    17008,
+                    17410)
+                // ORA-00955 name already used, ORA-01408 column list already indexed.
+                .vendorCodes(Kind.ALREADY_EXISTS, 955, 1408))
+        .build();
+  }
+
+  private static SqlDialect buildSqlServer() {
+    return vendor("Microsoft SQL Server", "sqlserver.sql")
+        // DATEADD takes an int: the micros are split into days, seconds of the day and
+        // microseconds of the second, so that any delay DATETIME2 can reach is exact.
+        .clock(
+            "SYSUTCDATETIME()",
+            "DATEADD(MICROSECOND, {micros} % 1000000, DATEADD(SECOND, ({micros} / 1000000) % 86400,"
+                + " DATEADD(DAY, {micros} / 86400000000, SYSUTCDATETIME())))",
+            "DATEADD(MICROSECOND, -({micros} % 1000000), DATEADD(SECOND, -(({micros} / 1000000)"
+                + " % 86400), DATEADD(DAY, -({micros} / 86400000000), SYSUTCDATETIME())))")
+        .rowLimit("OFFSET 0 ROWS FETCH NEXT {n} ROWS ONLY")
+        .claim(ClaimCapability.SKIP_LOCKED)
+        .ids(IdColumn.TEXT)
+        .times(TimeColumn.UTC_LOCAL_DATE_TIME)
+        .errors(
+            ErrorCodes.none()
+                .sqlStates(Kind.DEADLOCK, "40001")
+                .vendorCodes(Kind.DEADLOCK, 1205)
+                .vendorCodes(Kind.LOCK_TIMEOUT, 1222)
+                // The driver's communication link failure; 596: the session was killed.
+                .sqlStates(Kind.LOST_CONNECTION, "08S01")
+                .vendorCodes(Kind.LOST_CONNECTION, 596)
+                // 2714 an object of that name exists; 1913 an index of that name exists.
+                .vendorCodes(Kind.ALREADY_EXISTS, 2714, 1913))
+        .build();
+  }
+
   /** Built on first use, so that a bad shipped file fails loudly there, never at class loading. */
   private static final class Holder {
     static final SqlDialect POSTGRES = buildPostgres();
@@ -138,5 +243,7 @@ public final class Presets {
             .statements("mariadb.sql", SqlStatements.shippedText("mariadb.sql"))
             .build();
     static final SqlDialect H2 = buildH2();
+    static final SqlDialect ORACLE = buildOracle();
+    static final SqlDialect SQLSERVER = buildSqlServer();
   }
 }

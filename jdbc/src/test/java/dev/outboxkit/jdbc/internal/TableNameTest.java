@@ -32,7 +32,8 @@ class TableNameTest {
   @EnumSource(Dialect.class)
   void ddl_takes_the_schema_qualified_name_for_tables_and_the_bare_name_for_indexes(Dialect d) {
     String ddl = OutboxSchema.ddl(d, "billing.events");
-    assertThat(ddl).contains("CREATE TABLE IF NOT EXISTS billing.events (");
+    // Oracle and SQL Server have no IF NOT EXISTS: OutboxSchema skips what exists by error code.
+    assertThat(ddl).containsPattern("CREATE TABLE (IF NOT EXISTS )?billing\\.events \\(");
     assertThat(ddl)
         .contains("events_id_key")
         .doesNotContain("billing.events_")

@@ -1,0 +1,108 @@
+-- Oracle Database 19c+ (preview: not run against a real Oracle server by this project's CI).
+-- Times are TIMESTAMP(6) holding UTC, compared with SYS_EXTRACT_UTC(SYSTIMESTAMP). There is no
+-- LIMIT, and Oracle refuses a row limit (FETCH FIRST) together with FOR UPDATE (ORA-02014), while
+-- ROWNUM is applied before SKIP LOCKED skips (a batch comes back short, or empty, whenever the
+-- first rows are locked). So claims run in steps like MySQL's: a plain read of candidates, a FOR
+-- UPDATE SKIP LOCKED read that re-checks them, and an update. The locking reads leave out :limit:
+-- the engine stops fetching after limit rows (setMaxRows and fetch size). That bounds the locks
+-- only because with SKIP LOCKED Oracle locks a row when it is fetched, not when the cursor opens
+-- (as a plain FOR UPDATE does): reported from traces and tests, not stated in Oracle's SQL
+-- reference, so the first thing to check on a real server. There is no boolean SQL type before
+-- 23ai: flags are CASE ... THEN 1 ELSE 0, and a SELECT without a table reads FROM dual.
+-- Statements not here are in common.sql.
+
+-- Without a row limit in the SQL the optimizer plans for reading every due row, and for a deep
+-- backlog may prefer a full scan and a sort to walking the (status, seq) index in order; the
+-- FIRST_ROWS goal asks for the plan that returns the first rows soonest (the walk, no sort).
+-- name: lockUnordered
+SELECT /*+ FIRST_ROWS(100) */ {event_columns},
+       CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expired
+  FROM {table}
+ WHERE status = 'PENDING' AND available_at <= {now}
+ ORDER BY seq
+   FOR UPDATE SKIP LOCKED
+
+-- A plain (consistent) read: a candidate qualifies only if every earlier event of its aggregate
+-- is finished (PUBLISHED or EXPIRED), states no row ever leaves.
+-- name: orderedCandidates
+SELECT c.seq FROM {table} c
+ WHERE c.status = 'PENDING' AND c.available_at <= {now}
+   AND NOT EXISTS (SELECT 1 FROM {table} p
+                    WHERE p.aggregate_type = c.aggregate_type
+                      AND p.aggregate_id = c.aggregate_id
+                      AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
+                      AND p.seq < c.seq)
+ ORDER BY c.seq
+ {rows :limit}
+
+-- The first due PENDING rows, each with whether it qualifies as above (head 1 or 0).
+-- name: orderedCandidatesInWindow
+SELECT c.seq,
+       CASE WHEN NOT EXISTS (SELECT 1 FROM {table} p
+                              WHERE p.aggregate_type = c.aggregate_type
+                                AND p.aggregate_id = c.aggregate_id
+                                AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
+                                AND p.seq < c.seq)
+            THEN 1 ELSE 0 END AS head
+  FROM (SELECT w.seq, w.aggregate_type, w.aggregate_id FROM {table} w
+         WHERE w.status = 'PENDING' AND w.available_at <= {now}
+         ORDER BY w.seq
+         {rows :limit}) c
+ ORDER BY c.seq
+
+-- name: lockCandidates
+SELECT {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expired
+  FROM {table}
+ WHERE seq IN (:seqs) AND status = 'PENDING' AND available_at <= {now}
+ ORDER BY seq
+   FOR UPDATE SKIP LOCKED
+
+-- The lowest PENDING seq by MIN (an index range scan of (status, seq) that reads one entry):
+-- no row limit inside a scalar subquery.
+-- name: oldestPending
+SELECT (SELECT o.occurred_at FROM {table} o
+         WHERE o.seq = (SELECT MIN(m.seq) FROM {table} m WHERE m.status = 'PENDING')) AS oldest,
+       {now} AS db_now
+  FROM dual
+
+-- name: snapshot
+SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'IN_FLIGHT') AS in_flight,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'DEAD') AS dead,
+       (SELECT o.occurred_at FROM {table} o
+         WHERE o.seq = (SELECT MIN(m.seq) FROM {table} m WHERE m.status = 'PENDING')) AS oldest,
+       {now} AS db_now
+  FROM dual
+
+-- name: drainLeft
+SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
+       (SELECT COUNT(*) FROM {table} p WHERE p.status = 'PENDING'
+           AND EXISTS (SELECT 1 FROM {table} d
+                        WHERE d.aggregate_type = p.aggregate_type
+                          AND d.aggregate_id = p.aggregate_id
+                          AND d.status = 'DEAD' AND d.seq < p.seq)) AS behind_dead,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING' AND available_at <= {now + :within})
+         AS due,
+       (SELECT COUNT(*) FROM {table} p WHERE p.status = 'PENDING'
+           AND p.available_at <= {now + :within}
+           AND NOT EXISTS (SELECT 1 FROM {table} d
+                            WHERE d.aggregate_type = p.aggregate_type
+                              AND d.aggregate_id = p.aggregate_id
+                              AND d.status = 'DEAD' AND d.seq < p.seq)) AS due_not_behind
+  FROM dual
+
+-- The hint turns a duplicate (consumer, event_id) into a skipped row (0 rows inserted) instead of
+-- ORA-00001; a concurrent insert of the same pair is waited for, then skipped if it committed.
+-- The hint names the key's columns, not an index name, so a copy of the DDL with other index
+-- names still works; without a unique index on exactly these columns Oracle fails with ORA-38913
+-- rather than ignoring the hint. A MERGE would fail with ORA-00001 when two consumers race.
+-- name: inboxInsert
+INSERT /*+ IGNORE_ROW_ON_DUPKEY_INDEX(i (consumer, event_id)) */
+  INTO {table} i (consumer, event_id, processed_at)
+VALUES (:consumer, :event_id, {now})
+
+-- ROWNUM in a DELETE is fine: nothing is skipped, any :limit old rows will do.
+-- name: inboxPurge
+DELETE FROM {table}
+ WHERE processed_at < {now - :age}
+   AND ROWNUM <= :limit
