@@ -25,14 +25,12 @@ public enum Dialect {
   H2,
   /**
    * Oracle Database 19c or later. Preview: not run against a real server by this project's CI;
-   * written to Oracle's documentation and checked in H2's Oracle mode only. Keep the relay's batch
-   * size at 500 or below (IN lists hold at most 1,000 values).
+   * written to Oracle's documentation and checked in H2's Oracle mode only.
    */
   ORACLE,
   /**
    * Microsoft SQL Server 2017 or later. Preview: not run against a real server by this project's
-   * CI; written to Microsoft's documentation and checked in H2's SQL Server mode only. Keep the
-   * relay's batch size at 1,000 or below (a statement takes at most 2,100 parameters).
+   * CI; written to Microsoft's documentation and checked in H2's SQL Server mode only.
    */
   SQLSERVER;
 

@@ -48,7 +48,8 @@ abstract class CandidateClaim extends ClaimStrategy {
    * First the heads among the first PENDING rows (a bounded read, however deep the backlog: with a
    * hot aggregate the window holds its head, and its run fills the batch); only when that claims
    * nothing from a full window, the read of every PENDING row until enough heads are found. Twice
-   * the batch of candidates: those other relays take meanwhile are passed over.
+   * the batch of candidates (at most one {@code IN} list): those other relays take meanwhile are
+   * passed over.
    */
   private Claimed claimHeads(Connection c, OutboxSql s, String owner, int limit, Duration lease)
       throws SQLException {
@@ -62,7 +63,7 @@ abstract class CandidateClaim extends ClaimStrategy {
           read++;
           if (rs.getInt("head") == 0) {
             others++;
-          } else if (heads.size() < 2 * limit) {
+          } else if (heads.size() < Math.min(2 * limit, Query.MAX_LIST)) {
             heads.add(rs.getLong("seq"));
           }
         }
@@ -74,7 +75,9 @@ abstract class CandidateClaim extends ClaimStrategy {
     if (!claimed.isEmpty() || read < limit) {
       return new Claimed(claimed, others > 0 || read >= limit);
     }
-    return new Claimed(takeSome(c, s, owner, lease, candidates(c, s, 2 * limit), limit), true);
+    return new Claimed(
+        takeSome(c, s, owner, lease, candidates(c, s, Math.min(2 * limit, Query.MAX_LIST)), limit),
+        true);
   }
 
   private List<ClaimedEvent> takeSome(

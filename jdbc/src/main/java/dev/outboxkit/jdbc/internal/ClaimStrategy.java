@@ -76,16 +76,25 @@ public abstract class ClaimStrategy {
     return mark(c, s, Statements.MARK_CLAIMED, owner, lease, seqs(rows));
   }
 
-  /** Runs a marking statement (owner, lease, seqs); returns how many rows it marked. */
+  /**
+   * Runs a marking statement (owner, lease, seqs), in lists of at most {@link Query#MAX_LIST};
+   * returns how many rows it marked.
+   */
   static int mark(
       Connection c, OutboxSql s, Statement st, String owner, Duration lease, List<Long> seqs)
       throws SQLException {
-    try (Query q = Query.prepare(c, s, st, seqs.size())) {
-      return q.setString("owner", owner)
-          .setLong("lease", Micros.of(lease))
-          .setSeqs("seqs", seqs)
-          .executeUpdate();
+    int marked = 0;
+    for (int from = 0; from < seqs.size(); from += Query.MAX_LIST) {
+      List<Long> chunk = seqs.subList(from, Math.min(seqs.size(), from + Query.MAX_LIST));
+      try (Query q = Query.prepare(c, s, st, chunk.size())) {
+        marked +=
+            q.setString("owner", owner)
+                .setLong("lease", Micros.of(lease))
+                .setSeqs("seqs", chunk)
+                .executeUpdate();
+      }
     }
+    return marked;
   }
 
   /** The rows' seqs, in order. */

@@ -58,11 +58,16 @@ final class ConditionalClaim extends CandidateClaim {
     if (mark(c, s, Statements.MARK_CLAIMED_IF_DUE, owner, lease, seqs) == 0) {
       return new ArrayList<>();
     }
-    try (Query q = Query.prepare(c, s, Statements.READ_CLAIMED, seqs.size())) {
-      q.setString("owner", owner).setSeqs("seqs", seqs);
-      try (ResultSet rs = q.executeQuery()) {
-        return readAll(rs, s.dialect());
+    List<ClaimedEvent> claimed = new ArrayList<>();
+    for (int from = 0; from < seqs.size(); from += Query.MAX_LIST) {
+      List<Long> chunk = seqs.subList(from, Math.min(seqs.size(), from + Query.MAX_LIST));
+      try (Query q = Query.prepare(c, s, Statements.READ_CLAIMED, chunk.size())) {
+        q.setString("owner", owner).setSeqs("seqs", chunk);
+        try (ResultSet rs = q.executeQuery()) {
+          claimed.addAll(readAll(rs, s.dialect()));
+        }
       }
     }
+    return claimed;
   }
 }

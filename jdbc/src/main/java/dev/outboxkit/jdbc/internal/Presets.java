@@ -61,8 +61,8 @@ public final class Presets {
    * reads are limited by how far they are fetched ({@code setMaxRows}): with {@code SKIP LOCKED}
    * Oracle locks a row when it is fetched. There is no per-session lock or idle timeout to bound a
    * transaction with, so this dialect has no {@code boundTransaction}: the client's network timeout
-   * is the bound. At most 1,000 values fit an IN list (ORA-01795) and an ordered claim locks among
-   * up to twice its batch of candidates, so keep the relay's batch size at 500 or below.
+   * is the bound. At most 1,000 values fit an IN list (ORA-01795): every list is split there
+   * ({@link Query#MAX_LIST}).
    */
   public static SqlDialect oracle() {
     return Holder.ORACLE;
@@ -79,8 +79,7 @@ public final class Presets {
    * {@code boundTransaction}: {@code SET LOCK_TIMEOUT} run as a prepared statement with a parameter
    * (which the driver sends through {@code sp_executesql} or {@code sp_prepexec}) is undone when
    * that call returns, so it cannot bound the statements after it. A statement takes at most 2,100
-   * parameters and an ordered claim locks among up to twice its batch of candidates, so keep the
-   * relay's batch size at 1,000 or below.
+   * parameters: every list is split at 1,000 values ({@link Query#MAX_LIST}).
    */
   public static SqlDialect sqlServer() {
     return Holder.SQLSERVER;

@@ -15,6 +15,12 @@ import java.util.UUID;
  * {@linkplain Statement#mayOmit may}) binds nothing.
  */
 public final class Query implements AutoCloseable {
+  /**
+   * Most values one list parameter is given: Oracle refuses more than 1,000 in an {@code IN} list,
+   * SQL Server more than 2,100 parameters in a statement. Callers split longer lists.
+   */
+  public static final int MAX_LIST = 1000;
+
   private final Statement statement;
   private final CompiledDialect dialect;
   private final NamedSql.Rendered rendered;

@@ -22,8 +22,6 @@ import javax.sql.DataSource;
  * sends.
  */
 public final class RelayStore {
-  /** Largest IN list in one statement; longer lists are split. */
-  private static final int MAX_IN_LIST = 1000;
 
   /** Tries of one relay transaction chosen as a deadlock victim, before the error goes up. */
   static final int DEADLOCK_ATTEMPTS = 3;
@@ -385,8 +383,8 @@ public final class RelayStore {
       return 0;
     }
     int updated = 0;
-    for (int from = 0; from < acks.size(); from += MAX_IN_LIST) {
-      List<Ack> chunk = acks.subList(from, Math.min(acks.size(), from + MAX_IN_LIST));
+    for (int from = 0; from < acks.size(); from += Query.MAX_LIST) {
+      List<Ack> chunk = acks.subList(from, Math.min(acks.size(), from + Query.MAX_LIST));
       try (Query q = Query.prepare(c, s, st, chunk.size())) {
         updated += q.setString("owner", owner).setSeqs("seqs", seqs(chunk)).executeUpdate();
       }
@@ -434,8 +432,8 @@ public final class RelayStore {
     }
     int updated = 0;
     for (List<Ack> group : groups.values()) {
-      for (int from = 0; from < group.size(); from += MAX_IN_LIST) {
-        List<Ack> chunk = group.subList(from, Math.min(group.size(), from + MAX_IN_LIST));
+      for (int from = 0; from < group.size(); from += Query.MAX_LIST) {
+        List<Ack> chunk = group.subList(from, Math.min(group.size(), from + Query.MAX_LIST));
         try (Query q = Query.prepare(c, s, Statements.MARK_HELD, chunk.size())) {
           updated +=
               q.setLong("delay", chunk.get(0).delayMicros())

@@ -23,8 +23,6 @@ import javax.sql.DataSource;
  * it deletes, which no relay touches any more. PENDING and IN_FLIGHT rows are never deleted.
  */
 public final class RetentionSweep {
-  /** Most seqs in one DELETE (a window may hold more). */
-  private static final int MAX_IN_LIST = 1000;
 
   private final DataSource dataSource;
   private final String operation;
@@ -143,8 +141,8 @@ public final class RetentionSweep {
       }
     }
     int deleted = 0;
-    for (int from = 0; from < old.size(); from += MAX_IN_LIST) {
-      List<Long> chunk = old.subList(from, Math.min(old.size(), from + MAX_IN_LIST));
+    for (int from = 0; from < old.size(); from += Query.MAX_LIST) {
+      List<Long> chunk = old.subList(from, Math.min(old.size(), from + Query.MAX_LIST));
       try (Query q = Query.prepare(c, s, Statements.PURGE_RETAINED, chunk.size())) {
         deleted += bindConditions(q, params).setSeqs("seqs", chunk).executeUpdate();
       }
