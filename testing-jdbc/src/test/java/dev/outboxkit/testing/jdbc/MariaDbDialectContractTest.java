@@ -1,0 +1,22 @@
+package dev.outboxkit.testing.jdbc;
+
+import dev.outboxkit.jdbc.Dialect;
+import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.FreshDatabase;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The dialect contract kit on a real MariaDB server, with the shipped MARIADB dialect. */
+class MariaDbDialectContractTest extends DialectContract {
+  @RegisterExtension final FreshDatabase database = FreshDatabase.of(() -> Flavor.MARIADB);
+
+  @Override
+  protected DataSource dataSource() {
+    return database.get().dataSource();
+  }
+
+  @Override
+  protected Dialect dialect() {
+    return Dialect.MARIADB;
+  }
+}
