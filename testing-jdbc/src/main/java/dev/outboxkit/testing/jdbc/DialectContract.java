@@ -47,6 +47,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
@@ -645,7 +646,7 @@ public abstract class DialectContract {
 
     UUID contested = UUID.randomUUID();
     CountDownLatch firstMarked = new CountDownLatch(1);
-    CountDownLatch secondStarted = new CountDownLatch(1);
+    CountDownLatch commitFirst = new CountDownLatch(1);
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       Future<Boolean> first =
@@ -654,8 +655,7 @@ public abstract class DialectContract {
                 try (Connection c = transaction()) {
                   boolean isNew = inbox.markProcessed(c, "billing", contested);
                   firstMarked.countDown();
-                  // Holds its transaction open while the second one marks the same pair.
-                  secondStarted.await(scaled(10).toMillis(), TimeUnit.MILLISECONDS);
+                  commitFirst.await(scaled(30).toMillis(), TimeUnit.MILLISECONDS);
                   c.commit();
                   return isNew;
                 }
@@ -665,16 +665,25 @@ public abstract class DialectContract {
           pool.submit(
               () -> {
                 try (Connection c = transaction()) {
-                  secondStarted.countDown();
                   boolean isNew = inbox.markProcessed(c, "billing", contested);
                   c.commit();
                   return isNew;
                 }
               });
+      try {
+        // A database that keeps the pair unique makes the second mark wait for the first
+        // transaction; one that lets it through must still not call both new.
+        second.get(scaled(1).toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException waitingForTheFirst) {
+        // As expected: blocked on the first transaction's row.
+      }
+      commitFirst.countDown();
       boolean firstNew = first.get(scaled(30).toMillis(), TimeUnit.MILLISECONDS);
       boolean secondNew = second.get(scaled(30).toMillis(), TimeUnit.MILLISECONDS);
-      assertTrue(firstNew ^ secondNew, "exactly one of two concurrent marks is new");
+      assertTrue(firstNew, "the first mark of a pair is new");
+      assertFalse(secondNew, "a concurrent second mark of the same pair is a duplicate");
     } finally {
+      commitFirst.countDown();
       pool.shutdownNow();
     }
 
