@@ -14,7 +14,6 @@ import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.Transport;
 import dev.outboxkit.jdbc.DeadEvent;
-import dev.outboxkit.jdbc.Dialect;
 import dev.outboxkit.jdbc.DrainReport;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.Inbox;
@@ -25,6 +24,7 @@ import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.jdbc.OutboxSnapshot;
 import dev.outboxkit.jdbc.OutboxStorageException;
 import dev.outboxkit.jdbc.OutboxWriter;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.testing.RecordingTransport;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -70,7 +70,7 @@ import org.junit.jupiter.api.TestInstance;
  * class OracleDialectContractTest extends DialectContract {
  *   static final HikariDataSource ds = pool("jdbc:oracle:thin:@//db:1521/test");
  *   protected DataSource dataSource() { return ds; }
- *   protected Dialect dialect() { return myOracleDialect; }
+ *   protected SqlDialect dialect() { return OracleDialect.INSTANCE; }
  * }
  * }</pre>
  *
@@ -134,11 +134,11 @@ public abstract class DialectContract {
   protected abstract DataSource dataSource();
 
   /**
-   * The dialect under test.
+   * The dialect under test: your own, or a preset such as {@code Dialect.POSTGRESQL.preset()}.
    *
    * @return the dialect every component of the tests is built with
    */
-  protected abstract Dialect dialect();
+  protected abstract SqlDialect dialect();
 
   /**
    * The outbox table the tests create, fill and drop; default {@code outbox_kit_} and eight random
@@ -319,6 +319,10 @@ public abstract class DialectContract {
     Thread staleRun = runInBackground(stale, stalling);
     try {
       awaitStatus("taken-over", "IN_FLIGHT");
+      assertTrue(
+          byDatabaseClock("taken-over", "lease_until >", Duration.ZERO)
+              && byDatabaseClock("taken-over", "lease_until <=", scaled(3)),
+          "the claim holds the row for the lease it asked for, by the database clock");
       assertEquals(0, next.runOnce(), "the stalled relay's lease still holds");
       await(() -> next.runOnce() == 1, 30, () -> "the next relay takes over the expired lease");
       Row taken = row("taken-over");
@@ -461,6 +465,10 @@ public abstract class DialectContract {
       assertEquals(1, r.attempts, aggregate + ": the retry is charged");
       assertEquals("busy", r.lastError, aggregate);
     }
+    assertTrue(
+        byDatabaseClock("retry-later", "available_at >", Duration.ofMinutes(59))
+            && byDatabaseClock("retry-later", "available_at <=", Duration.ofMinutes(61)),
+        "a retry after an hour is available in an hour by the database clock");
     DrainReport report = relay.drainUntilDone(scaled(30));
 
     assertEquals(1, report.delivered(), "the retry due in a second: " + report);
@@ -997,6 +1005,34 @@ public abstract class DialectContract {
       try (ResultSet rs = ps.executeQuery()) {
         assertTrue(rs.next());
         return rs.getLong(1);
+      }
+    }
+  }
+
+  /**
+   * Whether the row of this aggregate meets {@code <column> <op> now + offset}, with now and the
+   * offset in the dialect's own clock expression, so by the database clock.
+   */
+  private boolean byDatabaseClock(String aggregateId, String columnAndOperator, Duration offset)
+      throws SQLException {
+    String template = dialect().nowPlusMicros();
+    String sql =
+        "SELECT COUNT(*) FROM "
+            + table()
+            + " WHERE aggregate_id = ? AND "
+            + columnAndOperator
+            + " "
+            + template.replace("{micros}", "?");
+    int micros = template.split("\\{micros}", -1).length - 1;
+    try (Connection c = dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, aggregateId);
+      for (int i = 0; i < micros; i++) {
+        ps.setLong(2 + i, offset.toNanos() / 1000);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        assertTrue(rs.next(), sql);
+        return rs.getLong(1) == 1;
       }
     }
   }

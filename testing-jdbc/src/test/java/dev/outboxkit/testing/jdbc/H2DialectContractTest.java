@@ -1,12 +1,13 @@
 package dev.outboxkit.testing.jdbc;
 
 import dev.outboxkit.jdbc.Dialect;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.FreshDatabase;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The dialect contract kit on H2 in memory, with the shipped H2 dialect. */
+/** The dialect contract kit on H2 in memory, with the H2 preset. */
 class H2DialectContractTest extends DialectContract {
   @RegisterExtension final FreshDatabase database = FreshDatabase.of(() -> Flavor.H2);
 
@@ -16,8 +17,8 @@ class H2DialectContractTest extends DialectContract {
   }
 
   @Override
-  protected Dialect dialect() {
-    return Dialect.H2;
+  protected SqlDialect dialect() {
+    return Dialect.H2.preset();
   }
 
   /** H2 has no per-transaction time bound: its own lock timeout ends lock waits, not the relay. */

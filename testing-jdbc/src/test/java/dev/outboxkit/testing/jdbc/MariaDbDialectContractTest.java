@@ -1,12 +1,13 @@
 package dev.outboxkit.testing.jdbc;
 
 import dev.outboxkit.jdbc.Dialect;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.FreshDatabase;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The dialect contract kit on a real MariaDB server, with the shipped MARIADB dialect. */
+/** The dialect contract kit on a real MariaDB server, with the MARIADB preset. */
 class MariaDbDialectContractTest extends DialectContract {
   @RegisterExtension final FreshDatabase database = FreshDatabase.of(() -> Flavor.MARIADB);
 
@@ -16,7 +17,7 @@ class MariaDbDialectContractTest extends DialectContract {
   }
 
   @Override
-  protected Dialect dialect() {
-    return Dialect.MARIADB;
+  protected SqlDialect dialect() {
+    return Dialect.MARIADB.preset();
   }
 }

@@ -1,6 +1,7 @@
 package dev.outboxkit.testing.jdbc;
 
 import dev.outboxkit.jdbc.Dialect;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.FreshDatabase;
 import javax.sql.DataSource;
@@ -19,7 +20,7 @@ class MySqlDialectContractTest extends DialectContract {
   }
 
   @Override
-  protected Dialect dialect() {
-    return Dialect.MYSQL;
+  protected SqlDialect dialect() {
+    return Dialect.MYSQL.preset();
   }
 }

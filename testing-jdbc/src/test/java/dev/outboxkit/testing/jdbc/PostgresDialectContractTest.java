@@ -1,12 +1,13 @@
 package dev.outboxkit.testing.jdbc;
 
 import dev.outboxkit.jdbc.Dialect;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.FreshDatabase;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The dialect contract kit on a real PostgreSQL server, with the shipped POSTGRESQL dialect. */
+/** The dialect contract kit on a real PostgreSQL server, with the POSTGRESQL preset. */
 class PostgresDialectContractTest extends DialectContract {
   @RegisterExtension final FreshDatabase database = FreshDatabase.of(() -> Flavor.POSTGRES);
 
@@ -16,7 +17,7 @@ class PostgresDialectContractTest extends DialectContract {
   }
 
   @Override
-  protected Dialect dialect() {
-    return Dialect.POSTGRESQL;
+  protected SqlDialect dialect() {
+    return Dialect.POSTGRESQL.preset();
   }
 }
