@@ -7,6 +7,7 @@ import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.jdbc.internal.OutboxSql;
 import dev.outboxkit.jdbc.internal.Query;
 import dev.outboxkit.jdbc.internal.Statement;
+import dev.outboxkit.jdbc.internal.StatementSamples;
 import dev.outboxkit.jdbc.internal.Statements;
 import dev.outboxkit.jdbc.internal.TableName;
 import java.sql.Connection;
@@ -17,7 +18,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -69,7 +69,7 @@ abstract class StatementColumnsContractTest extends DatabaseTest {
               : st == Statements.RUN_SUCCESSORS
                   ? Query.union(c, sql, st, 1)
                   : Query.prepare(c, sql, st)) {
-        bindSamples(q, st);
+        StatementSamples.bind(q, st, 1);
         try (ResultSet rs = q.executeQuery()) {
           ResultSetMetaData md = rs.getMetaData();
           Set<String> names = new TreeSet<>();
@@ -80,39 +80,6 @@ abstract class StatementColumnsContractTest extends DatabaseTest {
         }
       } finally {
         c.rollback();
-      }
-    }
-  }
-
-  /** A harmless value of the right type for every parameter, by its name. */
-  private static void bindSamples(Query q, Statement st) throws SQLException {
-    for (String p : st.params()) {
-      switch (p) {
-        case "seqs":
-          q.setSeqs(p, List.of(1L, 2L));
-          break;
-        case "limit":
-        case "max_losses":
-        case "charge":
-        case "finished_on":
-        case "dead_on":
-          q.setInt(p, 1);
-          break;
-        case "id":
-        case "event_id":
-          q.setUuid(p, UUID.randomUUID());
-          break;
-        case "owner":
-        case "status":
-        case "error":
-        case "aggregate_type":
-        case "aggregate_id":
-        case "consumer":
-        case "timeout_ms":
-          q.setString(p, "x");
-          break;
-        default: // seqs and microseconds
-          q.setLong(p, 1);
       }
     }
   }

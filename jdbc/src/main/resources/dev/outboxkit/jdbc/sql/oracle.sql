@@ -22,34 +22,6 @@ SELECT /*+ FIRST_ROWS(100) */ {event_columns},
  ORDER BY seq
    FOR UPDATE SKIP LOCKED
 
--- A plain (consistent) read: a candidate qualifies only if every earlier event of its aggregate
--- is finished (PUBLISHED or EXPIRED), states no row ever leaves.
--- name: orderedCandidates
-SELECT c.seq FROM {table} c
- WHERE c.status = 'PENDING' AND c.available_at <= {now}
-   AND NOT EXISTS (SELECT 1 FROM {table} p
-                    WHERE p.aggregate_type = c.aggregate_type
-                      AND p.aggregate_id = c.aggregate_id
-                      AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
-                      AND p.seq < c.seq)
- ORDER BY c.seq
- {rows :limit}
-
--- The first due PENDING rows, each with whether it qualifies as above (head 1 or 0).
--- name: orderedCandidatesInWindow
-SELECT c.seq,
-       CASE WHEN NOT EXISTS (SELECT 1 FROM {table} p
-                              WHERE p.aggregate_type = c.aggregate_type
-                                AND p.aggregate_id = c.aggregate_id
-                                AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
-                                AND p.seq < c.seq)
-            THEN 1 ELSE 0 END AS head
-  FROM (SELECT w.seq, w.aggregate_type, w.aggregate_id FROM {table} w
-         WHERE w.status = 'PENDING' AND w.available_at <= {now}
-         ORDER BY w.seq
-         {rows :limit}) c
- ORDER BY c.seq
-
 -- name: lockCandidates
 SELECT {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expired
   FROM {table}

@@ -8,6 +8,7 @@ import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.jdbc.internal.OutboxSql;
 import dev.outboxkit.jdbc.internal.Query;
 import dev.outboxkit.jdbc.internal.Statement;
+import dev.outboxkit.jdbc.internal.StatementSamples;
 import dev.outboxkit.jdbc.internal.Statements;
 import dev.outboxkit.jdbc.internal.TableName;
 import java.lang.reflect.Proxy;
@@ -231,7 +232,7 @@ class PreviewPresetsTest {
                 : Query.prepare(c, sql, st)) {
       int parts = st == Statements.RUN_SUCCESSORS ? 2 : 1;
       for (int part = 0; part < parts; part++) {
-        bind(q.part(part), st);
+        StatementSamples.bind(q.part(part), st, MICROS);
       }
       if (st == Statements.LOCK_UNORDERED || st == Statements.LOCK_CANDIDATES) {
         q.maxRows(10);
@@ -254,50 +255,6 @@ class PreviewPresetsTest {
         }
       } else {
         q.executeUpdate();
-      }
-    }
-  }
-
-  private static void bind(Query q, Statement st) throws SQLException {
-    for (String p : st.params()) {
-      switch (p) {
-        case "seqs":
-          q.setSeqs(p, List.of(1L, 2L));
-          break;
-        case "limit":
-        case "max_losses":
-        case "charge":
-        case "finished_on":
-        case "dead_on":
-        case "schema_version":
-          q.setInt(p, 1);
-          break;
-        case "id":
-        case "event_id":
-          q.setUuid(p, UUID.randomUUID());
-          break;
-        case "payload":
-          q.setBytes(p, new byte[] {1, 2});
-          break;
-        case "occurred_at":
-        case "expires_at":
-          q.setInstant(p, Instant.parse("2026-03-04T05:06:07Z"));
-          break;
-        case "delay":
-        case "lease":
-        case "within":
-        case "age":
-        case "finished_age":
-        case "dead_age":
-          q.setLong(p, MICROS);
-          break;
-        case "seq":
-        case "after":
-        case "head":
-          q.setLong(p, 0);
-          break;
-        default: // owner, status, error, aggregate_type, ..., headers, consumer
-          q.setString(p, "x");
       }
     }
   }

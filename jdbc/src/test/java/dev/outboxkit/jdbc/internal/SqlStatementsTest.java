@@ -42,7 +42,14 @@ class SqlStatementsTest {
   @Test
   void a_vendor_file_states_only_what_differs_from_common() {
     Map<String, String> common = SqlStatements.parse("common.sql", SqlStatements.commonText());
-    for (String vendor : List.of("postgresql.sql", "mysql.sql", "mariadb.sql", "h2.sql")) {
+    for (String vendor :
+        List.of(
+            "postgresql.sql",
+            "mysql.sql",
+            "mariadb.sql",
+            "h2.sql",
+            "oracle.sql",
+            "sqlserver.sql")) {
       SqlStatements.parse(vendor, SqlStatements.shippedText(vendor))
           .forEach(
               (name, sql) ->

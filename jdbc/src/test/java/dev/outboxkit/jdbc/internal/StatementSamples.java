@@ -1,0 +1,60 @@
+package dev.outboxkit.jdbc.internal;
+
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+/** A harmless value of the right type for every parameter of a statement, for tests. */
+public final class StatementSamples {
+  private StatementSamples() {}
+
+  /**
+   * Binds every parameter of the statement by its name.
+   *
+   * @param micros the value of the microsecond parameters (delays, leases, ages)
+   */
+  public static void bind(Query q, Statement st, long micros) throws SQLException {
+    for (String p : st.params()) {
+      switch (p) {
+        case "seqs":
+          q.setSeqs(p, List.of(1L, 2L));
+          break;
+        case "limit":
+        case "max_losses":
+        case "charge":
+        case "finished_on":
+        case "dead_on":
+        case "schema_version":
+          q.setInt(p, 1);
+          break;
+        case "id":
+        case "event_id":
+          q.setUuid(p, UUID.randomUUID());
+          break;
+        case "payload":
+          q.setBytes(p, new byte[] {1, 2});
+          break;
+        case "occurred_at":
+        case "expires_at":
+          q.setInstant(p, Instant.parse("2026-03-04T05:06:07Z"));
+          break;
+        case "delay":
+        case "lease":
+        case "within":
+        case "age":
+        case "finished_age":
+        case "dead_age":
+          q.setLong(p, micros);
+          break;
+        case "seq":
+        case "after":
+        case "head":
+          q.setLong(p, 0);
+          break;
+        default: // owner, status, error, aggregate_type, ..., headers, consumer
+          q.setString(p, "x");
+      }
+    }
+  }
+}
