@@ -1,5 +1,6 @@
 package dev.outboxkit.jdbc.internal;
 
+import dev.outboxkit.jdbc.dialect.ClaimCapability;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -44,14 +45,14 @@ public final class Query implements AutoCloseable {
   /** Prepares a statement without a list parameter. */
   public static Query prepare(Connection c, OutboxSql s, Statement st) throws SQLException {
     NamedSql.Rendered r = s.rendered(st);
-    return new Query(st, s.dialect(), r, c.prepareStatement(r.sql), r.parameterCount);
+    return new Query(st, s.dialect(), r, prepare(c, s, st, r.sql), r.parameterCount);
   }
 
   /** Prepares a statement whose list parameter has {@code size} values. */
   public static Query prepare(Connection c, OutboxSql s, Statement st, int size)
       throws SQLException {
     NamedSql.Rendered r = s.rendered(st, size);
-    return new Query(st, s.dialect(), r, c.prepareStatement(r.sql), r.parameterCount);
+    return new Query(st, s.dialect(), r, prepare(c, s, st, r.sql), r.parameterCount);
   }
 
   /**
@@ -65,7 +66,16 @@ public final class Query implements AutoCloseable {
     for (int i = 0; i < parts; i++) {
       sql.append(i == 0 ? "" : "\nUNION ALL\n").append(r.sql);
     }
-    return new Query(st, s.dialect(), r, c.prepareStatement(sql.toString()), r.parameterCount);
+    return new Query(st, s.dialect(), r, prepare(c, s, st, sql.toString()), r.parameterCount);
+  }
+
+  private static PreparedStatement prepare(Connection c, OutboxSql s, Statement st, String sql)
+      throws SQLException {
+    try {
+      return c.prepareStatement(sql);
+    } catch (SQLException e) {
+      throw refused(s.dialect(), st, e);
+    }
   }
 
   /** The copy of a {@link #union} the next bindings go to, from 0. */
@@ -144,11 +154,61 @@ public final class Query implements AutoCloseable {
   }
 
   public ResultSet executeQuery() throws SQLException {
-    return ps.executeQuery();
+    try {
+      return ps.executeQuery();
+    } catch (SQLException e) {
+      throw refused(dialect, statement, e);
+    }
   }
 
   public int executeUpdate() throws SQLException {
-    return ps.executeUpdate();
+    try {
+      return ps.executeUpdate();
+    } catch (SQLException e) {
+      throw refused(dialect, statement, e);
+    }
+  }
+
+  /**
+   * A claim statement the database refused as written (SQL state class 42): most likely the dialect
+   * names a claim capability the database lacks, which its message says; state and code are kept.
+   */
+  private static SQLException refused(
+      CompiledDialect dialect, Statement statement, SQLException e) {
+    String state = e.getSQLState();
+    if (statement.capabilities().isEmpty()
+        || state == null
+        || !state.startsWith("42")
+        || TableCheck.missingTableOrColumn(e)) {
+      return e; // a missing table or column is the table check's to explain
+    }
+    return new SQLException(
+        "dialect "
+            + dialect.name()
+            + ": the database refused statement "
+            + statement.name()
+            + " of claim capability "
+            + dialect.dialect().claimCapability()
+            + " ("
+            + e.getMessage()
+            + "). If the database lacks what that capability needs ("
+            + needs(dialect.dialect().claimCapability())
+            + "), build the dialect with claim(ClaimCapability.CONDITIONAL_UPDATE), which needs"
+            + " neither; else correct the statement",
+        state,
+        e.getErrorCode(),
+        e);
+  }
+
+  private static String needs(ClaimCapability capability) {
+    switch (capability) {
+      case RETURNING:
+        return "UPDATE ... RETURNING over SELECT ... FOR UPDATE SKIP LOCKED";
+      case SKIP_LOCKED:
+        return "SELECT ... FOR UPDATE SKIP LOCKED";
+      default:
+        return "a row limit and a conditional UPDATE";
+    }
   }
 
   public boolean execute() throws SQLException {

@@ -40,6 +40,11 @@ public final class TableCheck {
 
   private TableCheck() {}
 
+  /** Whether the failure says a table or column is missing. */
+  static boolean missingTableOrColumn(SQLException e) {
+    return NO_TABLE.contains(e.getSQLState()) || NO_COLUMN.contains(e.getSQLState());
+  }
+
   /**
    * Whether a failure is worth a look at the table and the dialect on a connection borrowed for it:
    * one the database answered (not a connection failure, SQL state class 08, nor a pool's refusal
