@@ -1,15 +1,15 @@
--- OutboxKit statements for Apache Derby 10.15+ (embedded or network server). Statements not here
--- are OutboxKit's common ones, which Derby runs as they are once its clock and row limit are
--- known (DerbyDialect). What differs on Derby:
---   * no LIMIT (the row limit is FETCH FIRST n ROWS ONLY) and no SELECT without FROM
---     (SYSIBM.SYSDUMMY1 is Derby's one-row table);
---   * a comparison is no value: the 1/0 columns (expired, due, head) are CASE expressions;
---   * no SKIP LOCKED, and FOR UPDATE refuses ORDER BY: claims are a candidate read and a
+-- OutboxKit statements for Apache Derby 10.15+ (embedded or network server), read by DerbyDialect.
+-- Statements not here are OutboxKit's common ones, which Derby runs as they are once the dialect
+-- gives its clock and row limit (FETCH FIRST n ROWS ONLY). What differs on Derby:
+--   * no SELECT without FROM: SYSIBM.SYSDUMMY1 is Derby's one-row table;
+--   * no SKIP LOCKED (and FOR UPDATE refuses ORDER BY): claims are a candidate read and a
 --     conditional update whose row count says what this relay got (CONDITIONAL_UPDATE);
---   * readers wait for writers: a read under READ COMMITTED blocks on any row another
+--   * readers wait for writers: a read under READ COMMITTED blocks on every row another
 --     transaction changed and has not committed. Reads whose answer is checked again under
 --     locks, or is only a gauge, say WITH UR (read uncommitted) so that they never wait;
---   * no MERGE from VALUES and no INSERT IGNORE: the inbox insert is guarded by NOT EXISTS.
+--   * no ON CONFLICT, INSERT IGNORE or MERGE from VALUES: the inbox insert is guarded by
+--     NOT EXISTS, and DELETE takes no row limit;
+--   * no IF NOT EXISTS: OutboxSchema skips DDL that fails with X0Y32 (already exists).
 
 -- The event table. DerbyDialect binds ids as 16 bytes and times as java.sql.Timestamp, which
 -- Derby keeps in the JVM's local time, the time CURRENT_TIMESTAMP answers in. Derby counts a
@@ -109,11 +109,6 @@ SELECT c.seq,
          {rows :limit}) c
  ORDER BY c.seq
 
--- name: markClaimedIfDue
-UPDATE {table}
-   SET status = 'IN_FLIGHT', lease_owner = :owner, lease_until = {now + :lease}
- WHERE seq IN (:seqs) AND status = 'PENDING' AND available_at <= {now}
-
 -- Only this relay's own rows match, and it holds them: reading uncommitted data changes nothing
 -- here but never waits on rows of other relays that a scan passes.
 -- name: readClaimed
@@ -122,26 +117,6 @@ SELECT {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expir
  WHERE seq IN (:seqs) AND lease_owner = :owner AND status = 'IN_FLIGHT'
  ORDER BY seq
  WITH UR
-
--- A locking read on purpose: a run read uncommitted could take in an event whose insert is
--- then rolled back.
--- name: runSuccessors
-(SELECT {event_columns:c},
-        CASE WHEN c.expires_at <= {now} THEN 1 ELSE 0 END AS expired,
-        CASE WHEN c.available_at <= {now} THEN 1 ELSE 0 END AS due
-   FROM {table} c
-  WHERE c.aggregate_type = :aggregate_type AND c.aggregate_id = :aggregate_id
-    AND c.status = 'PENDING' AND c.seq > :head
-    AND NOT EXISTS (SELECT 1 FROM {table} p
-                     WHERE p.aggregate_type = c.aggregate_type
-                       AND p.aggregate_id = c.aggregate_id
-                       AND p.status = 'IN_FLIGHT' AND p.seq > :head AND p.seq < c.seq)
-    AND NOT EXISTS (SELECT 1 FROM {table} p
-                     WHERE p.aggregate_type = c.aggregate_type
-                       AND p.aggregate_id = c.aggregate_id
-                       AND p.status = 'DEAD' AND p.seq > :head AND p.seq < c.seq)
-  ORDER BY c.seq
-  {rows :limit})
 
 -- Gauges: read uncommitted, so that a health check never waits behind a claim.
 -- name: oldestPending

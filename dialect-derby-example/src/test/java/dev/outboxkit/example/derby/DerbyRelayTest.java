@@ -65,7 +65,8 @@ class DerbyRelayTest {
     EmbeddedDataSource drop = new EmbeddedDataSource();
     drop.setDatabaseName(DATABASE);
     drop.setConnectionAttributes("drop=true");
-    try (Connection c = drop.getConnection()) {
+    try {
+      drop.getConnection().close();
       throw new IllegalStateException("Derby did not drop " + DATABASE);
     } catch (SQLException dropped) {
       // 08006: the database is gone, which is how Derby says a drop worked.
