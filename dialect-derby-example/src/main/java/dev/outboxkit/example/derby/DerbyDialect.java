@@ -66,7 +66,8 @@ public final class DerbyDialect implements DialectProvider {
         .errors(
             ErrorCodes.none()
                 .sqlStates(ErrorCodes.Kind.DEADLOCK, "40001")
-                // 40XL2 is the same timeout with the lock table appended (derby.locks.deadlockTrace).
+                // 40XL2 is the same timeout with the lock table appended
+                // (derby.locks.deadlockTrace).
                 .sqlStates(ErrorCodes.Kind.LOCK_TIMEOUT, "40XL1", "40XL2")
                 .sqlStates(ErrorCodes.Kind.LOST_CONNECTION, "08001", "08003", "08004", "08006")
                 .sqlStates(ErrorCodes.Kind.ALREADY_EXISTS, "X0Y32")

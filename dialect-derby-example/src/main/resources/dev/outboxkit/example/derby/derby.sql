@@ -43,7 +43,8 @@ CREATE TABLE outbox_event (
 );
 CREATE INDEX outbox_event_status_idx ON outbox_event (status, seq);
 CREATE INDEX outbox_event_lease_idx ON outbox_event (status, lease_until);
-CREATE INDEX outbox_event_aggregate_idx ON outbox_event (aggregate_type, aggregate_id, status, seq);
+-- Ordered mode: an aggregate's events in seq order, without status (see orderedCandidates).
+CREATE INDEX outbox_event_aggregate_idx ON outbox_event (aggregate_type, aggregate_id, seq);
 
 -- name: inboxSchema
 CREATE TABLE outbox_inbox (
@@ -66,25 +67,22 @@ SELECT seq FROM {table}
 
 -- Ordered candidates read committed data only: an acknowledgement that is rolled back (a
 -- deadlock victim, a lost connection) would otherwise have made a successor look like a head.
--- A candidate qualifies only if every earlier event of its aggregate is finished, states no
--- row ever leaves, so the conditional update need not check the order again. One probe per
--- unfinished status: each seeks on (aggregate, status) and ranges on seq, where an IN list
--- reads the aggregate's whole history for every candidate.
+-- Derby has no snapshot: a read sees each row as it is when it gets there. A probe per status, or
+-- one ranging over (aggregate, status), can miss an earlier event that moves between statuses
+-- behind it (claimed, retried, released) and take its successor for a head. So the probe walks
+-- the aggregate's rows in seq order, on an index without status, where a row never moves, and
+-- tests the status of each (a CASE, which no index can serve): an earlier event it sees finished
+-- stays finished. The cost is reading the aggregate's finished history: keep it short with
+-- retention.
 -- name: orderedCandidates
 SELECT c.seq FROM {table} c
  WHERE c.status = 'PENDING' AND c.available_at <= {now}
    AND NOT EXISTS (SELECT 1 FROM {table} p
                     WHERE p.aggregate_type = c.aggregate_type
                       AND p.aggregate_id = c.aggregate_id
-                      AND p.status = 'PENDING' AND p.seq < c.seq)
-   AND NOT EXISTS (SELECT 1 FROM {table} p
-                    WHERE p.aggregate_type = c.aggregate_type
-                      AND p.aggregate_id = c.aggregate_id
-                      AND p.status = 'IN_FLIGHT' AND p.seq < c.seq)
-   AND NOT EXISTS (SELECT 1 FROM {table} p
-                    WHERE p.aggregate_type = c.aggregate_type
-                      AND p.aggregate_id = c.aggregate_id
-                      AND p.status = 'DEAD' AND p.seq < c.seq)
+                      AND p.seq < c.seq
+                      AND CASE WHEN p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
+                               THEN 1 ELSE 0 END = 1)
  ORDER BY c.seq
  {rows :limit}
 
@@ -93,15 +91,9 @@ SELECT c.seq,
        CASE WHEN NOT EXISTS (SELECT 1 FROM {table} p
                               WHERE p.aggregate_type = c.aggregate_type
                                 AND p.aggregate_id = c.aggregate_id
-                                AND p.status = 'PENDING' AND p.seq < c.seq)
-             AND NOT EXISTS (SELECT 1 FROM {table} p
-                              WHERE p.aggregate_type = c.aggregate_type
-                                AND p.aggregate_id = c.aggregate_id
-                                AND p.status = 'IN_FLIGHT' AND p.seq < c.seq)
-             AND NOT EXISTS (SELECT 1 FROM {table} p
-                              WHERE p.aggregate_type = c.aggregate_type
-                                AND p.aggregate_id = c.aggregate_id
-                                AND p.status = 'DEAD' AND p.seq < c.seq)
+                                AND p.seq < c.seq
+                                AND CASE WHEN p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
+                                         THEN 1 ELSE 0 END = 1)
             THEN 1 ELSE 0 END AS head
   FROM (SELECT w.seq, w.aggregate_type, w.aggregate_id FROM {table} w
          WHERE w.status = 'PENDING' AND w.available_at <= {now}
@@ -118,7 +110,15 @@ SELECT {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expir
  ORDER BY seq
  WITH UR
 
--- Gauges: read uncommitted, so that a health check never waits behind a claim.
+-- Counts and gauges read uncommitted: a read under READ COMMITTED holds the lock of the row it
+-- is on while it waits for the next, so an admin count or a health check would wait behind the
+-- relays' claims and could even be chosen as a deadlock's victim.
+-- name: countStatus
+SELECT COUNT(*) FROM {table} WHERE status = :status WITH UR
+
+-- name: countByStatus
+SELECT status, COUNT(*) AS n FROM {table} GROUP BY status WITH UR
+
 -- name: oldestPending
 SELECT (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq {rows 1})
          AS oldest,
@@ -177,13 +177,14 @@ SELECT CAST(:consumer AS VARCHAR(200)), CAST(:event_id AS CHAR(16) FOR BIT DATA)
  WHERE NOT EXISTS (SELECT 1 FROM {table}
                     WHERE consumer = :consumer AND event_id = :event_id)
 
--- DELETE takes no row limit: the oldest :limit rows are picked by key in a subquery.
+-- DELETE takes no row limit: it deletes the old rows up to the newest processed_at among the
+-- :limit oldest rows, read from the index. (With the age in the subquery too, Derby would run the
+-- subquery again for every row.) Rows sharing that last millisecond go too, so a batch may be a
+-- little larger than :limit.
 -- name: inboxPurge
-DELETE FROM {table} t
- WHERE t.processed_at < {now - :age}
-   AND EXISTS (SELECT 1
-                 FROM (SELECT o.consumer, o.event_id FROM {table} o
-                        WHERE o.processed_at < {now - :age}
-                        ORDER BY o.processed_at
-                        {rows :limit}) w
-                WHERE w.consumer = t.consumer AND w.event_id = t.event_id)
+DELETE FROM {table}
+ WHERE processed_at < {now - :age}
+   AND processed_at <= (SELECT MAX(w.processed_at)
+                          FROM (SELECT o.processed_at FROM {table} o
+                                 ORDER BY o.processed_at
+                                 {rows :limit}) w)

@@ -34,10 +34,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Several relays on one embedded Derby database, the way an application would run them: the
- * dialect under test is the one {@link DerbyDialect} builds from the public SPI. Derby has no SKIP
- * LOCKED, and its readers wait for writers, so relays meet each other's row locks; the relays must
- * still deliver every event exactly once, and in order per aggregate when ordered.
+ * Several relays on one embedded Derby database, the way an application would run them: the dialect
+ * under test is the one {@link DerbyDialect} builds from the public SPI. Derby has no SKIP LOCKED,
+ * and its readers wait for writers, so relays meet each other's row locks; the relays must still
+ * deliver every event exactly once, and in order per aggregate when ordered.
  */
 class DerbyRelayTest {
   private static final String DATABASE = "memory:derby-relays";
