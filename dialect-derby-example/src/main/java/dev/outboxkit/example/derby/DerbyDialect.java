@@ -36,7 +36,12 @@ import java.sql.SQLException;
  * derby.locks.waitTimeout} (60 seconds unless set), and Derby then rolls back the whole
  * transaction, as it does for the victim of a deadlock. OutboxKit's statement timeout cannot
  * shorten such a wait: Derby has no lock timeout per session, and a JDBC query timeout does not
- * interrupt a lock wait. Set {@code derby.locks.waitTimeout} to a few seconds.
+ * interrupt a lock wait. Set {@code derby.locks.waitTimeout} to a few seconds. Ordered relays
+ * deadlock now and then: a read of ordered candidates holds the lock of the row it is on while it
+ * waits for an earlier event of that aggregate, which another relay is acknowledging in the
+ * transaction that goes on to claim the row the read is on. Derby finds the cycle after {@code
+ * derby.locks.deadlockTimeout} (20 seconds unless set; a second or two suits) and rolls one side
+ * back, and the relay runs its transaction again.
  */
 public final class DerbyDialect implements DialectProvider {
   /** What {@link DatabaseMetaData#getDatabaseProductName()} says, embedded or over the network. */
