@@ -366,11 +366,11 @@ public final class OutboxRelay implements AutoCloseable {
    */
   private String diagnose(SQLException e) {
     if (store.isLockTimeout(e)) {
-      return "a lock wait ran out after statementTimeout ("
-          + bound.statementTimeout()
-          + "): another transaction holds rows of "
+      return "a lock wait ran out: another transaction holds rows of "
           + table
-          + " (or the whole table) longer than that; find it in the database's lock view ["
+          + " (or the whole table) longer than the database's lock timeout (statementTimeout, "
+          + bound.statementTimeout()
+          + ", where the dialect bounds transactions); find it in the database's lock view ["
           + e.getMessage()
           + "]";
     }

@@ -42,8 +42,9 @@ class MySqlRelayHealthTest extends RelayHealthContractTest {
         assertThatThrownBy(relay::runOnce)
             .isInstanceOf(OutboxStorageException.class)
             .hasStackTraceContaining(
-                "a lock wait ran out after statementTimeout (PT1S): another transaction holds"
-                    + " rows of outbox_event (or the whole table) longer than that");
+                "a lock wait ran out: another transaction holds rows of outbox_event (or the"
+                    + " whole table) longer than the database's lock timeout (statementTimeout,"
+                    + " PT1S, where the dialect bounds transactions)");
       } finally {
         holder.rollback();
       }

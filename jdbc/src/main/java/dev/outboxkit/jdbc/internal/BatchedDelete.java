@@ -65,7 +65,9 @@ public final class BatchedDelete {
         throw new OutboxStorageException(what, table, e);
       }
       total += deleted;
-    } while (deleted == batchSize);
+      // A database whose purge cannot limit its DELETE may take a few more rows than asked (those
+      // of the last instant): a batch that full means more may be left.
+    } while (deleted >= batchSize);
     return total;
   }
 }

@@ -200,7 +200,10 @@ SELECT {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expir
 
 -- A consistent (non-locking) read. A candidate qualifies only if every earlier event of its
 -- aggregate is finished (PUBLISHED or EXPIRED), states no row ever leaves, so a candidate never
--- turns out to be out of order once claimed.
+-- turns out to be out of order once claimed. That needs a read from one snapshot: where reads
+-- have none (Derby; SQL Server under locking READ COMMITTED) a row moving between statuses while
+-- the probe runs can slip past it, and the probe must walk the aggregate by seq instead (see the
+-- Derby example's derby.sql).
 -- name: orderedCandidates
 SELECT c.seq FROM {table} c
  WHERE c.status = 'PENDING' AND c.available_at <= {now}
