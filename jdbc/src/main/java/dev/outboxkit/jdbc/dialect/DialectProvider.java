@@ -13,9 +13,10 @@ import java.sql.SQLException;
 @FunctionalInterface
 public interface DialectProvider {
   /**
-   * The dialect of this database, or null if it is not one this provider knows.
+   * Recognises a database.
    *
    * @param metadata the connection's metadata; read it, run no statement
+   * @return the dialect of this database, or null if it is not one this provider knows
    * @throws SQLException if the metadata cannot be read
    */
   SqlDialect dialectFor(DatabaseMetaData metadata) throws SQLException;
