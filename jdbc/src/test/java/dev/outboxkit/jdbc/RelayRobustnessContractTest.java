@@ -654,8 +654,8 @@ abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
         relay(lockingAfterSend, "bounded").statementTimeout(Duration.ofSeconds(1)).build()) {
       long start = System.nanoTime();
       assertThatThrownBy(relay::runOnce).isInstanceOf(OutboxStorageException.class);
-      // Three tries of a one-second-bounded acknowledgement; Connector/J reports MySQL's lock wait
-      // timeout as a serialization failure, which is retried like a deadlock: up to nine waits.
+      // A few tries of a one-second-bounded acknowledgement (a lock wait that ran out is not
+      // retried like a deadlock, though Connector/J reports MySQL's as a serialization failure).
       // Unbounded, it would wait for the lock for as long as it is held.
       assertThat(Duration.ofNanos(System.nanoTime() - start))
           .as("time until the acknowledgement gave up")

@@ -118,9 +118,16 @@ public final class RelayStore {
     }
   }
 
-  /** A deadlock or serialization failure, by the dialect's error codes. */
+  /**
+   * A deadlock or serialization failure, by the dialect's error codes; not a lock wait that ran
+   * out, though Connector/J reports MySQL's as a serialization failure too: running that again
+   * would wait as long again, multiplying the time bound.
+   */
   static boolean isDeadlock(OutboxSql s, SQLException e) {
-    return s != null && s.dialect().errors().is(ErrorCodes.Kind.DEADLOCK, e);
+    ErrorCodes codes = s == null ? null : s.dialect().errors();
+    return codes != null
+        && codes.is(ErrorCodes.Kind.DEADLOCK, e)
+        && !codes.is(ErrorCodes.Kind.LOCK_TIMEOUT, e);
   }
 
   /**

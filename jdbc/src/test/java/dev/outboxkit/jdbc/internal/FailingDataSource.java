@@ -15,9 +15,16 @@ final class FailingDataSource implements DataSource {
   private final AtomicInteger failures = new AtomicInteger();
   final AtomicInteger calls = new AtomicInteger();
   private volatile String state;
+  private volatile int vendorCode;
 
   void failNext(int n, String sqlState) {
+    failNext(n, sqlState, 0);
+  }
+
+  /** As {@link #failNext(int, String)}, with a vendor error code. */
+  void failNext(int n, String sqlState, int code) {
     state = sqlState;
+    vendorCode = code;
     failures.set(n);
     calls.set(0);
   }
@@ -26,7 +33,7 @@ final class FailingDataSource implements DataSource {
   public Connection getConnection() throws SQLException {
     calls.incrementAndGet();
     if (failures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-      throw new SQLException("injected failure", state);
+      throw new SQLException("injected failure", state, vendorCode);
     }
     return DriverManager.getConnection(url);
   }

@@ -61,6 +61,22 @@ class RelayStoreDeadlockTest {
   }
 
   @Test
+  void a_lock_wait_that_ran_out_is_not_run_again_even_reported_as_a_serialization_failure()
+      throws SQLException {
+    // How Connector/J reports MySQL's lock wait timeout (1205): SQL state 40001.
+    SqlDialect mysqlLike =
+        Dialect.H2.preset().toBuilder("H2, with MySQL's lock-timeout code")
+            .errors(Dialect.H2.preset().errors().vendorCodes(ErrorCodes.Kind.LOCK_TIMEOUT, 1205))
+            .build();
+    RelayStore store =
+        new RelayStore(ds, TableName.of("outbox_event"), mysqlLike, Duration.ofSeconds(10));
+    ds.failNext(1, "40001", 1205);
+
+    assertThatThrownBy(() -> store.reclaimExpiredLeases(5)).isInstanceOf(SQLException.class);
+    assertThat(ds.calls.get()).isEqualTo(1);
+  }
+
+  @Test
   void deadlocks_beyond_the_attempts_go_up() {
     ds.failNext(RelayStore.DEADLOCK_ATTEMPTS, "40001");
 
