@@ -3,35 +3,16 @@ package dev.outboxkit.jdbc;
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.Transport;
 import dev.outboxkit.jdbc.dialect.SqlDialect;
-import dev.outboxkit.jdbc.internal.Ack;
-import dev.outboxkit.jdbc.internal.Backoff;
-import dev.outboxkit.jdbc.internal.DestinationOutages;
-import dev.outboxkit.jdbc.internal.HealthMonitor;
-import dev.outboxkit.jdbc.internal.NotificationListener;
-import dev.outboxkit.jdbc.internal.OutageBreaker;
-import dev.outboxkit.jdbc.internal.RelayCycle;
+import dev.outboxkit.jdbc.internal.RelayEngine;
 import dev.outboxkit.jdbc.internal.RelaySettings;
-import dev.outboxkit.jdbc.internal.RelayStore;
-import dev.outboxkit.jdbc.internal.RelayThreads;
 import dev.outboxkit.jdbc.internal.ScheduledRetention;
-import dev.outboxkit.jdbc.internal.TableCheck;
 import dev.outboxkit.jdbc.internal.TableName;
 import dev.outboxkit.jdbc.internal.TimeBound;
-import dev.outboxkit.jdbc.internal.Transactions;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Random;
-import java.util.UUID;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
-import java.util.function.DoubleSupplier;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Publishes committed outbox events through a {@link Transport}, at least once, and records the
@@ -107,7 +88,7 @@ public final class OutboxRelay implements AutoCloseable {
    * through {@link RelayListener#sendAbandoned}); with every one stuck, batches are handed back as
    * in an outage until one returns.
    */
-  public static final int MAX_SEND_THREADS = 4;
+  public static final int MAX_SEND_THREADS = RelayEngine.MAX_SEND_THREADS;
 
   /** How long {@link #close()} waits for the batch in flight by default: 10 s. */
   public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
@@ -115,45 +96,7 @@ public final class OutboxRelay implements AutoCloseable {
   /** Longest delay honoured when a transport asks for one (e.g. a Retry-After header). */
   private static final Duration MAX_RETRY_AFTER = Duration.ofHours(24);
 
-  /** How often {@link #drainUntilDone(Duration)} looks again for events that came due. */
-  private static final long DRAIN_POLL_MILLIS = 20;
-
-  /** The shortest idle pause: the first poll after a batch that was not full. */
-  private static final Duration MIN_IDLE = Duration.ofMillis(5);
-
-  /** The pause after the database failed once; it doubles over failures in a row. */
-  private static final Duration FIRST_DB_PAUSE = Duration.ofMillis(200);
-
-  /** Longest pause after the database failed. */
-  private static final Duration MAX_DB_PAUSE = Duration.ofSeconds(30);
-
-  private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
-  private final RelaySettings settings;
-  private final String table;
-  private final Duration pollInterval;
-  private final Duration shutdownTimeout;
-  private final Transport transport;
-  private final DataSource dataSource;
-  private final RelayThreads threads;
-  private final ExecutorService sender;
-  private final RelayCycle cycle;
-  private final NotificationListener listener;
-  private final TimeBound bound;
-  private final Duration networkTimeout;
-  private final ScheduledRetention retention;
-  private final RelayStore store;
-  private final HealthMonitor health;
-  private final TableName tableName;
-  private final SqlDialect namedDialect;
-  private final boolean checkTableAtStart;
-  private final Object lifecycle = new Object();
-  private volatile Thread worker;
-  private volatile Thread retentionThread;
-  private volatile boolean running;
-  private volatile boolean closed;
-  private volatile boolean failed;
-  private volatile boolean wakeRequested;
-  private volatile boolean backingOff;
+  private final RelayEngine engine;
 
   /** Where a relay is in its life, for health checks: see {@link #state()}. */
   public enum State {
@@ -171,84 +114,7 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   private OutboxRelay(Builder b) {
-    String owner = b.name + "@" + UUID.randomUUID().toString().substring(0, 8);
-    this.settings =
-        new RelaySettings(
-            b.name,
-            b.batchSize,
-            b.ordered,
-            b.leaseDuration,
-            b.sendTimeout,
-            b.maxAttempts,
-            LEASE_LOSSES_BEFORE_DEAD,
-            b.deleteOnPublish,
-            MAX_RETRY_AFTER,
-            b.sendIndividually,
-            b.clock);
-    this.table = b.table.qualified();
-    this.tableName = b.table;
-    this.namedDialect = b.dialect;
-    this.checkTableAtStart = b.checkTableAtStart;
-    this.pollInterval = b.pollInterval;
-    this.shutdownTimeout = b.shutdownTimeout;
-    this.transport = b.transport;
-    this.dataSource = b.dataSource;
-    this.threads = new RelayThreads(b.threadFactory, b.name);
-    this.sender = threads.senderPool();
-    DoubleSupplier random = b.random::nextDouble;
-    Duration statementTimeout = b.effectiveStatementTimeout();
-    RelayStore store = new RelayStore(b.dataSource, b.table, b.dialect, statementTimeout);
-    this.bound = store.bound();
-    this.networkTimeout = bound.networkTimeout();
-    OutageBreaker breaker =
-        new OutageBreaker(b.clock, new Backoff(b.outageInitial, b.outageMax, random));
-    this.health = new HealthMonitor(b.name, b.clock, b.listener, breaker);
-    this.cycle =
-        new RelayCycle(
-            settings,
-            store,
-            b.transport,
-            new Backoff(b.retryInitial, b.retryMax, random),
-            breaker,
-            new DestinationOutages(
-                b.clock, new Backoff(b.outageInitial, b.outageMax, random), random),
-            b.listener,
-            sender,
-            () -> closed,
-            owner,
-            this::wakeUp);
-    this.listener =
-        b.listenForNotifications
-            ? new NotificationListener(b.dataSource, b.table.simple(), b.name, this::wakeUp)
-            : null;
-    this.retention = b.retention(store, () -> running, random);
-    this.store = store;
-    log.info(
-        "[{}] relay configured: table={}, batchSize={}, ordered={}, pollInterval={}, lease={},"
-            + " sendTimeout={}, statementTimeout={}, maxAttempts={}, retryBackoff={}..{},"
-            + " outagePause={}..{},"
-            + " deleteOnPublish={}, listenForNotifications={}, sendIndividually={}, transport={},"
-            + " threads={}, retention={}, checkTableAtStart={}",
-        b.name,
-        b.table,
-        b.batchSize,
-        b.ordered,
-        b.pollInterval,
-        b.leaseDuration,
-        b.sendTimeout,
-        statementTimeout,
-        b.maxAttempts,
-        b.retryInitial,
-        b.retryMax,
-        b.outageInitial,
-        b.outageMax,
-        b.deleteOnPublish,
-        b.listenForNotifications,
-        b.sendIndividually,
-        b.transport.getClass().getSimpleName(),
-        b.threadFactory == null ? "own daemon threads" : "from " + b.threadFactory,
-        b.describeRetention(),
-        b.checkTableAtStart);
+    this.engine = new RelayEngine(b.settings(), b.parts());
   }
 
   /**
@@ -264,7 +130,7 @@ public final class OutboxRelay implements AutoCloseable {
 
   /** {@return the relay's name, as in its log lines and lease owners} */
   public String name() {
-    return settings.name;
+    return engine.name();
   }
 
   /**
@@ -276,13 +142,13 @@ public final class OutboxRelay implements AutoCloseable {
    * @return the state now
    */
   public State state() {
-    if (closed) {
+    if (engine.isClosed()) {
       return State.CLOSED;
     }
-    if (failed) {
+    if (engine.isFailed()) {
       return State.FAILED;
     }
-    return running ? State.RUNNING : State.NEW;
+    return engine.isRunning() ? State.RUNNING : State.NEW;
   }
 
   /**
@@ -296,7 +162,7 @@ public final class OutboxRelay implements AutoCloseable {
    * @return the health now
    */
   public RelayHealth health() {
-    return health.health(state());
+    return engine.health();
   }
 
   /**
@@ -313,86 +179,7 @@ public final class OutboxRelay implements AutoCloseable {
    *     not started
    */
   public void start() {
-    synchronized (lifecycle) {
-      if (closed) {
-        throw new IllegalStateException("relay " + settings.name + " is closed");
-      }
-      if (running) {
-        throw new IllegalStateException("relay " + settings.name + " is already started");
-      }
-      if (checkTableAtStart) {
-        checkTable();
-      }
-      // Every thread first: a factory that refuses one leaves the relay unstarted, not half so.
-      Thread t = threads.newThread(this::loop, "worker");
-      Thread l = listener == null ? null : threads.newThread(listener, "listen");
-      Thread r = retention == null ? null : threads.newThread(retention, "retention");
-      running = true;
-      health.started();
-      worker = t;
-      retentionThread = r;
-      t.start();
-      if (l != null) {
-        l.start();
-      }
-      if (r != null) {
-        r.start();
-      }
-      log.info("[{}] relay started", settings.name);
-    }
-  }
-
-  /**
-   * The start-up check: schema mistakes fail the start; a database that cannot be reached does not
-   * (the loop retries it, and the health says DOWN).
-   */
-  private void checkTable() {
-    try {
-      TableCheck.verify(dataSource, bound, namedDialect, tableName);
-    } catch (SQLException e) {
-      log.warn(
-          "[{}] could not check table {} at start, the relay starts anyway and retries: {}",
-          settings.name,
-          table,
-          e.getMessage());
-    }
-  }
-
-  /**
-   * What a database failure of the loop means: for the failures {@link TableCheck#worthExplaining}
-   * picks (a missing table or column, a wrong dialect), the start-up check's answer, which names
-   * the statements to run; otherwise the driver's message, without borrowing another connection
-   * from a database that is not answering.
-   */
-  private String diagnose(SQLException e) {
-    if (store.isLockTimeout(e)) {
-      return "a lock wait ran out: another transaction holds rows of "
-          + table
-          + " (or the whole table) longer than the database's lock timeout (statementTimeout, "
-          + bound.statementTimeout()
-          + ", where the dialect bounds transactions); find it in the database's lock view ["
-          + e.getMessage()
-          + "]";
-    }
-    if (TableCheck.worthExplaining(e, namedDialect)) {
-      try {
-        TableCheck.verify(dataSource, bound, namedDialect, tableName);
-      } catch (SQLException | RuntimeException check) {
-        if (check instanceof OutboxConfigurationException) {
-          return check.getMessage();
-        }
-      }
-    }
-    return e.getMessage();
-  }
-
-  private OutboxStorageException storageFailure(SQLException e) {
-    String why = diagnose(e);
-    SQLException cause =
-        why.equals(e.getMessage())
-            ? e
-            : new SQLException(why, e.getSQLState(), e.getErrorCode(), e);
-    return new OutboxStorageException("relay a batch", table, cause);
+    engine.start();
   }
 
   /**
@@ -408,36 +195,7 @@ public final class OutboxRelay implements AutoCloseable {
    * @throws IllegalStateException before claiming anything, if the relay is closed
    */
   public int runOnce() {
-    refuseClosed("runOnce()");
-    refuseJtaTransaction("OutboxRelay.runOnce()");
-    return runCycle();
-  }
-
-  private void refuseClosed(String method) {
-    if (closed) {
-      throw new IllegalStateException(
-          "relay " + settings.name + " is closed; " + method + " needs an open relay");
-    }
-  }
-
-  private int runCycle() {
-    try {
-      return cycle.runOnce();
-    } catch (SQLException e) {
-      throw storageFailure(e);
-    }
-  }
-
-  /**
-   * The application's thread may be inside a JTA transaction (an EJB method, say), in which the
-   * relay's own commits would fail after its claim changed rows: find out first, before anything.
-   */
-  private void refuseJtaTransaction(String operation) {
-    try {
-      Transactions.refuseJtaTransaction(dataSource, operation, bound);
-    } catch (SQLException e) {
-      throw storageFailure(e);
-    }
+    return engine.runOnce();
   }
 
   /**
@@ -452,25 +210,7 @@ public final class OutboxRelay implements AutoCloseable {
    * @throws IllegalStateException before claiming anything, if the relay is closed
    */
   public int drain() {
-    refuseClosed("drain()");
-    refuseJtaTransaction("OutboxRelay.drain()");
-    int total = 0;
-    try {
-      while (!closed) {
-        int n = cycle.runWhileFull();
-        total += n;
-        if (n == 0) {
-          if (!cycle.hasStragglers()) {
-            break;
-          }
-          // Sends left to finish on their own: their outcomes may make more claimable.
-          cycle.finishStragglers();
-        }
-      }
-    } catch (SQLException e) {
-      throw storageFailure(e);
-    }
-    return total;
+    return engine.drain();
   }
 
   /**
@@ -496,46 +236,16 @@ public final class OutboxRelay implements AutoCloseable {
       throw new OutboxConfigurationException(
           "drainUntilDone: maxWait must not be negative, was " + maxWait);
     }
-    long deadline = System.nanoTime() + maxWait.toNanos();
-    long[] before = cycle.outcomes();
-    drain();
-    RelayStore.DrainLeft left = drainLeft(deadline);
-    while (deliverable(left) > 0
-        && System.nanoTime() - deadline < 0
-        && !Thread.currentThread().isInterrupted()) {
-      long wait = deadline - System.nanoTime();
-      LockSupport.parkNanos(Math.min(wait, TimeUnit.MILLISECONDS.toNanos(DRAIN_POLL_MILLIS)));
-      drain();
-      left = drainLeft(deadline);
-    }
-    long[] after = cycle.outcomes();
-    long[] done = new long[after.length];
-    for (int i = 0; i < done.length; i++) {
-      done[i] = after[i] - before[i];
-    }
+    RelayEngine.Drained d = engine.drainUntilDone(maxWait);
     return new DrainReport(
-        done[Ack.Kind.PUBLISHED.ordinal()],
-        done[Ack.Kind.RETRY.ordinal()],
-        done[Ack.Kind.DEAD.ordinal()],
-        done[Ack.Kind.EXPIRED.ordinal()],
-        done[Ack.Kind.RELEASE.ordinal()] + done[Ack.Kind.HOLD.ordinal()],
-        settings.ordered ? left.behindDead : 0,
-        left.pending,
-        deliverable(left) > 0);
-  }
-
-  /** PENDING events the drain may still deliver: due, and in ordered mode not behind DEAD. */
-  private long deliverable(RelayStore.DrainLeft left) {
-    return settings.ordered ? left.dueNotBehindDead : left.due;
-  }
-
-  private RelayStore.DrainLeft drainLeft(long deadlineNanos) {
-    Duration within = Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
-    try {
-      return store.drainLeft(within);
-    } catch (SQLException e) {
-      throw storageFailure(e);
-    }
+        d.published,
+        d.retried,
+        d.dead,
+        d.expired,
+        d.handedBack,
+        d.behindDead,
+        d.pending,
+        d.timedOut);
   }
 
   /**
@@ -545,11 +255,7 @@ public final class OutboxRelay implements AutoCloseable {
    * is honoured: the relay claims when it ends, not before.
    */
   public void wakeUp() {
-    wakeRequested = true;
-    Thread t = worker;
-    if (t != null && !backingOff) {
-      LockSupport.unpark(t);
-    }
+    engine.wakeUp();
   }
 
   /**
@@ -561,174 +267,7 @@ public final class OutboxRelay implements AutoCloseable {
    */
   @Override
   public void close() {
-    Thread t;
-    synchronized (lifecycle) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      running = false;
-      t = worker;
-    }
-    if (listener != null) {
-      listener.stop();
-    }
-    Thread r = retentionThread;
-    if (r != null) {
-      LockSupport.unpark(r); // it ends after the window it is in, one short transaction
-    }
-    if (t != null) {
-      LockSupport.unpark(t);
-      try {
-        t.join(shutdownTimeout.toMillis());
-        if (t.isAlive()) {
-          log.warn(
-              "[{}] batch still in flight after {}; interrupting it",
-              settings.name,
-              shutdownTimeout);
-          t.interrupt();
-          // It gives up the send within Sender.GRACE; the hand-back is one short transaction.
-          t.join(networkTimeout.plusSeconds(1).toMillis());
-          if (t.isAlive()) {
-            log.warn("[{}] relay thread still busy after the shutdown timeout", settings.name);
-          }
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-    sender.shutdownNow();
-    try {
-      sender.awaitTermination(1, TimeUnit.SECONDS);
-      // The listener notices stop() within its half-second wait and gives its connection back;
-      // the retention thread ends after its current window.
-      threads.awaitEnded(networkTimeout.plusSeconds(1));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    int stuck = cycle.abandonedSends();
-    if (stuck > 0) {
-      log.warn(
-          "[{}] {} send threads are still stuck in transport calls that ignored their interrupt;"
-              + " they end when the transport returns",
-          settings.name,
-          stuck);
-    }
-    log.info("[{}] relay stopped", settings.name);
-  }
-
-  /**
-   * The background thread: survives every failure (the database's, the transport's, the listener's,
-   * an {@code Error} of any of them) until {@link #close()}; should it end otherwise, it says so
-   * once at ERROR and the relay reports {@link State#FAILED}.
-   */
-  private void loop() {
-    try {
-      work();
-    } finally {
-      if (!closed) {
-        failed = true;
-        log.error(
-            "[{}] relay thread ended unexpectedly; the relay relays nothing more (state FAILED):"
-                + " close it and build a new one",
-            settings.name);
-      }
-    }
-  }
-
-  private void work() {
-    Duration idle = MIN_IDLE;
-    Duration dbPause = Duration.ZERO;
-    long roundsBefore = 0;
-    while (running) {
-      try {
-        Duration outagePause = cycle.breaker().pauseLeft();
-        if (!outagePause.isZero()) {
-          cycle.settleStragglers();
-          backOff(untilStragglerDeadline(outagePause));
-          continue;
-        }
-        wakeRequested = false;
-        roundsBefore = cycle.roundsAcknowledged();
-        int handled = cycle.runWhileFull();
-        health.roundSucceeded();
-        dbPause = Duration.ZERO;
-        if (handled >= settings.batchSize) {
-          idle = MIN_IDLE;
-          continue; // more are probably waiting
-        }
-        idle = handled > 0 ? MIN_IDLE : min(idle.multipliedBy(2), pollInterval);
-        pause(untilStragglerDeadline(handled > 0 ? MIN_IDLE : idle));
-      } catch (SQLException e) {
-        // The pause grows only over failures in a row: rounds that went through before this one
-        // (runWhileFull goes on while the backlog lasts) start it over.
-        boolean progressed = cycle.roundsAcknowledged() != roundsBefore;
-        dbPause =
-            dbPause.isZero() || progressed
-                ? FIRST_DB_PAUSE
-                : min(dbPause.multipliedBy(2), MAX_DB_PAUSE);
-        health.databaseFailed(diagnose(e), dbPause);
-        backOff(untilStragglerDeadline(dbPause));
-      } catch (RuntimeException | Error e) {
-        if (!running) {
-          break;
-        }
-        log.error("[{}] unexpected failure in the relay loop; continuing", settings.name, e);
-        pause(pollInterval);
-      }
-      if (Thread.interrupted() && !running) {
-        Thread.currentThread().interrupt(); // close() gave up waiting: stop what is left at once
-        break;
-      }
-    }
-    // Closing: sends left to finish on their own get until close() gives up waiting.
-    cycle.finishStragglers();
-  }
-
-  /**
-   * {@code d}, or less when a send left to finish on its own reaches its time limit sooner: its
-   * outcome must then be recorded within its lease.
-   */
-  private Duration untilStragglerDeadline(Duration d) {
-    Duration next = cycle.untilNextStragglerDeadline();
-    return next == null ? d : min(d, next.plus(MIN_IDLE));
-  }
-
-  /**
-   * Parks for {@code d} whatever {@link #wakeUp()} says (only {@link #close()} ends it early): an
-   * application that wakes the relay after every commit must not turn an outage pause into a spin
-   * or a database failure into a claim per commit. A wake-up that came meanwhile stays pending.
-   */
-  private void backOff(Duration d) {
-    backingOff = true;
-    try {
-      long deadline = System.nanoTime() + d.toNanos();
-      while (running) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return;
-        }
-        LockSupport.parkNanos(this, left);
-      }
-    } finally {
-      backingOff = false;
-    }
-  }
-
-  /** Parks for up to {@code d}; returns early on {@link #wakeUp()} or {@link #close()}. */
-  private void pause(Duration d) {
-    long deadline = System.nanoTime() + d.toNanos();
-    while (running && !wakeRequested) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        return;
-      }
-      LockSupport.parkNanos(this, left);
-    }
-  }
-
-  private static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
+    engine.close();
   }
 
   /** Configures an {@link OutboxRelay}. Every option is checked where it is set. */
@@ -1130,41 +669,61 @@ public final class OutboxRelay implements AutoCloseable {
       return this;
     }
 
-    /** The retention thread's task, or null when no retention is configured. */
-    private ScheduledRetention retention(
-        RelayStore store, BooleanSupplier running, DoubleSupplier random) {
+    /** The relay's policy values, as the engine's parts read them. */
+    private RelaySettings settings() {
+      return new RelaySettings(
+          name,
+          batchSize,
+          ordered,
+          leaseDuration,
+          sendTimeout,
+          maxAttempts,
+          LEASE_LOSSES_BEFORE_DEAD,
+          deleteOnPublish,
+          MAX_RETRY_AFTER,
+          sendIndividually,
+          clock);
+    }
+
+    /** What the engine is made of besides its settings. */
+    private RelayEngine.Parts parts() {
+      RelayEngine.Parts p = new RelayEngine.Parts();
+      p.dataSource = dataSource;
+      p.transport = transport;
+      p.table = table;
+      p.dialect = dialect;
+      p.statementTimeout = effectiveStatementTimeout();
+      p.pollInterval = pollInterval;
+      p.shutdownTimeout = shutdownTimeout;
+      p.retryInitial = retryInitial;
+      p.retryMax = retryMax;
+      p.outageInitial = outageInitial;
+      p.outageMax = outageMax;
+      p.random = random::nextDouble;
+      p.listener = listener;
+      p.threadFactory = threadFactory;
+      p.listenForNotifications = listenForNotifications;
+      p.checkTableAtStart = checkTableAtStart;
+      p.retention = retentionPlan();
+      return p;
+    }
+
+    /** The retention thread's plan, or null when no retention is configured. */
+    private ScheduledRetention.Plan retentionPlan() {
       if (finishedRetention == null && deadRetention == null && inbox == null) {
         return null;
       }
-      Duration shortest = null;
-      for (Duration d : new Duration[] {finishedRetention, deadRetention, inboxRetention}) {
-        if (d != null && (shortest == null || d.compareTo(shortest) < 0)) {
-          shortest = d;
-        }
-      }
       Inbox in = inbox;
       Duration inRetention = inboxRetention;
-      return new ScheduledRetention(
-          name,
-          store.retentionSweep(OutboxAdmin.DEFAULT_PURGE_BATCH_SIZE, retentionRestPerWork),
+      DataSource ds = dataSource;
+      return new ScheduledRetention.Plan(
           finishedRetention,
           deadRetention,
-          in == null ? null : () -> in.purgeOlderThan(dataSource, inRetention),
-          retentionInterval != null ? retentionInterval : ScheduledRetention.interval(shortest),
-          listener,
-          running,
-          random);
-    }
-
-    private String describeRetention() {
-      if (finishedRetention == null && deadRetention == null && inbox == null) {
-        return "off";
-      }
-      return "finished "
-          + (finishedRetention == null ? "kept" : finishedRetention)
-          + ", DEAD "
-          + (deadRetention == null ? "kept" : deadRetention)
-          + (inbox == null ? "" : ", inbox " + inboxRetention);
+          in == null ? null : () -> in.purgeOlderThan(ds, inRetention),
+          inboxRetention,
+          retentionInterval,
+          OutboxAdmin.DEFAULT_PURGE_BATCH_SIZE,
+          retentionRestPerWork);
     }
 
     /** Time between retention passes instead of the one derived from the retentions: tests. */

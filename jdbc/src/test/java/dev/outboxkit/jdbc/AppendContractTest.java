@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.outboxkit.InvalidEventException;
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.OutboxEvent;
-import dev.outboxkit.jdbc.internal.EventRows;
+import dev.outboxkit.jdbc.internal.EngineAccess;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 /** What {@link Outbox#append} promises, on every database. Subclasses pick the database. */
 abstract class AppendContractTest extends DatabaseTest {
   /** The columns EventRows reads, as the claim statements return them. */
-  private static final String EVENT_COLUMNS = EventRows.readColumns(null);
+  private static final String EVENT_COLUMNS = EngineAccess.eventColumns();
 
   private static OutboxEvent.Builder event(String aggregateId) {
     return OutboxEvent.builder("Order", aggregateId, "OrderPlaced").payload("{\"n\":1}");
@@ -43,7 +43,7 @@ abstract class AppendContractTest extends DatabaseTest {
         ResultSet rs =
             s.executeQuery("SELECT " + EVENT_COLUMNS + " FROM " + table + " ORDER BY seq")) {
       while (rs.next()) {
-        events.add(EventRows.read(rs, sql()));
+        events.add(EngineAccess.readEvent(rs, sql()));
       }
     }
     return events;
@@ -313,7 +313,7 @@ abstract class AppendContractTest extends DatabaseTest {
             c.prepareStatement("SELECT " + EVENT_COLUMNS + " FROM outbox_event ORDER BY seq");
         ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        OutboxEvent e = EventRows.read(rs, sql());
+        OutboxEvent e = EngineAccess.readEvent(rs, sql());
         ids.add(e.id());
         int n = Integer.parseInt(e.headers().get("n"));
         Integer previous = lastN.put(e.aggregateId(), n);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.SendResult;
-import dev.outboxkit.jdbc.internal.EventRows;
+import dev.outboxkit.jdbc.internal.EngineAccess;
 import dev.outboxkit.testing.RecordingTransport;
 import dev.outboxkit.testkit.logging.LogCapture;
 import java.sql.Connection;
@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * Subclasses pick the database.
  */
 abstract class EventFieldsContractTest extends RelayDatabaseTest {
-  private static final String EVENT_COLUMNS = EventRows.readColumns(null);
+  private static final String EVENT_COLUMNS = EngineAccess.eventColumns();
 
   /** One character outside the Basic Multilingual Plane: two UTF-16 units, four UTF-8 bytes. */
   private static final String ROCKET = "\uD83D\uDE80";
@@ -36,7 +36,7 @@ abstract class EventFieldsContractTest extends RelayDatabaseTest {
         ResultSet rs =
             s.executeQuery("SELECT " + EVENT_COLUMNS + " FROM outbox_event ORDER BY seq")) {
       while (rs.next()) {
-        events.add(EventRows.read(rs, sql()));
+        events.add(EngineAccess.readEvent(rs, sql()));
       }
     }
     return events;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.OutboxEvent;
-import dev.outboxkit.jdbc.internal.NotificationListener;
+import dev.outboxkit.jdbc.internal.EngineAccess;
 import dev.outboxkit.testing.RecordingTransport;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.TestDatabase;
@@ -34,10 +34,8 @@ class PostgresNotifyTest extends DatabaseTest {
   @Test
   void the_listener_wakes_the_relay_when_a_commit_notifies_and_not_otherwise() throws Exception {
     CountDownLatch woken = new CountDownLatch(1);
-    NotificationListener listener =
-        new NotificationListener(ds, "outbox_event", "test", woken::countDown);
-    Thread t = new Thread(listener);
-    t.start();
+    AutoCloseable listener =
+        EngineAccess.listenForNotifications(ds, "outbox_event", woken::countDown);
     try {
       Thread.sleep(500); // let it LISTEN
       appendOne(); // no trigger yet: no notification
@@ -51,8 +49,7 @@ class PostgresNotifyTest extends DatabaseTest {
           .as("woken by the trigger's notification")
           .isTrue();
     } finally {
-      listener.stop();
-      t.join(5000);
+      listener.close();
       execute("DROP TRIGGER IF EXISTS outbox_event_notify ON outbox_event");
     }
   }

@@ -9,8 +9,7 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.Transport;
-import dev.outboxkit.jdbc.internal.RelayStore;
-import dev.outboxkit.jdbc.internal.TableName;
+import dev.outboxkit.jdbc.internal.EngineAccess;
 import dev.outboxkit.testing.RecordingTransport;
 import dev.outboxkit.testkit.MutableClock;
 import dev.outboxkit.testkit.StatementHook;
@@ -562,11 +561,10 @@ abstract class RelayContractTest extends RelayDatabaseTest {
     // Ordered: heads, and a run after aggregate a's head (a claim of its own on PostgreSQL).
     append(3, i -> event("a", i));
     append(2, i -> event("single-" + i, i));
-    RelayStore store =
-        new RelayStore(ds, TableName.of("outbox_event"), null, Duration.ofSeconds(10));
-    assertThat(store.claim("ordered@1/1", 10, true, Duration.ofMinutes(1))).hasSize(5);
+    assertThat(EngineAccess.claim(ds, "ordered@1/1", 10, true, Duration.ofMinutes(1))).isEqualTo(5);
     append(2, i -> event("later-" + i, i));
-    assertThat(store.claim("unordered@1/1", 10, false, Duration.ofMinutes(1))).hasSize(2);
+    assertThat(EngineAccess.claim(ds, "unordered@1/1", 10, false, Duration.ofMinutes(1)))
+        .isEqualTo(2);
 
     String remainingMillis =
         dialect == Dialect.POSTGRESQL
@@ -587,9 +585,8 @@ abstract class RelayContractTest extends RelayDatabaseTest {
   @Test
   void a_dead_relays_events_are_delivered_by_another_after_the_lease() throws Exception {
     List<OutboxEvent> events = append(5, i -> event("a" + i, i));
-    RelayStore deadRelay =
-        new RelayStore(ds, TableName.of("outbox_event"), null, Duration.ofSeconds(10));
-    assertThat(deadRelay.claim("crashed@1/1", 10, false, Duration.ofMinutes(1))).hasSize(5);
+    assertThat(EngineAccess.claim(ds, "crashed@1/1", 10, false, Duration.ofMinutes(1)))
+        .isEqualTo(5);
 
     RecordingTransport transport = new RecordingTransport();
     try (OutboxRelay survivor = relay(transport, "survivor").build()) {
@@ -1131,8 +1128,7 @@ abstract class RelayContractTest extends RelayDatabaseTest {
       relay.drain();
     }
     append(2, i -> event("later" + i, i)); // PENDING
-    new RelayStore(ds, TableName.of("outbox_event"), null, Duration.ofSeconds(10))
-        .claim("someone@x/1", 1, false, Duration.ofMinutes(5)); // IN_FLIGHT
+    EngineAccess.claim(ds, "someone@x/1", 1, false, Duration.ofMinutes(5)); // IN_FLIGHT
 
     OutboxAdmin admin = admin();
     assertThat(admin.countByStatus())

@@ -8,8 +8,7 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.Transport;
-import dev.outboxkit.jdbc.internal.RelayStore;
-import dev.outboxkit.jdbc.internal.TableName;
+import dev.outboxkit.jdbc.internal.EngineAccess;
 import dev.outboxkit.testing.RecordingTransport;
 import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.Flavor;
@@ -49,17 +48,14 @@ abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
   /** Bound of the waits for relays; generous for a loaded machine, never a timing under test. */
   private static final Duration PATIENCE = Duration.ofSeconds(20);
 
-  private RelayStore store() {
-    return new RelayStore(ds, TableName.of("outbox_event"), null, Duration.ofSeconds(10));
-  }
-
   // ------------------------------------------------------------------ attempt accounting
 
   @Test
   void a_lease_lost_by_a_relay_that_stalled_after_delivering_charges_no_attempt() throws Exception {
     List<OutboxEvent> events = append(20, i -> event("a" + i, i));
     // A relay claimed them, delivered them, and stalled before recording it.
-    assertThat(store().claim("stalled@1/1", 20, true, Duration.ofMinutes(1))).hasSize(20);
+    assertThat(EngineAccess.claim(ds, "stalled@1/1", 20, true, Duration.ofMinutes(1)))
+        .isEqualTo(20);
     expireLeases();
     Set<UUID> failedOnce = ConcurrentHashMap.newKeySet();
     RecordingTransport transport =
@@ -87,12 +83,12 @@ abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
   void an_event_whose_relays_keep_dying_on_it_is_quarantined_after_the_lease_loss_limit()
       throws Exception {
     OutboxEvent poison = append(1, i -> event("a", i)).get(0);
-    RelayStore dying = store();
     for (int loss = 1; loss < OutboxRelay.LEASE_LOSSES_BEFORE_DEAD; loss++) {
-      assertThat(dying.claim("dies@" + loss + "/1", 10, true, Duration.ofMinutes(1))).hasSize(1);
+      assertThat(EngineAccess.claim(ds, "dies@" + loss + "/1", 10, true, Duration.ofMinutes(1)))
+          .isEqualTo(1);
       expireLeases(); // the relay crashed while sending it
-      RelayStore.Reclaimed reclaimed =
-          dying.reclaimExpiredLeases(OutboxRelay.LEASE_LOSSES_BEFORE_DEAD);
+      EngineAccess.Reclaimed reclaimed =
+          EngineAccess.reclaimExpiredLeases(ds, OutboxRelay.LEASE_LOSSES_BEFORE_DEAD);
       assertThat(reclaimed.pending).isEqualTo(1);
       assertThat(reclaimed.dead).isZero();
     }
@@ -100,7 +96,7 @@ abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
         .containsEntry("status", "PENDING")
         .containsEntry("attempts", 0)
         .containsEntry("lease_losses", OutboxRelay.LEASE_LOSSES_BEFORE_DEAD - 1);
-    assertThat(dying.claim("dies@last/1", 10, true, Duration.ofMinutes(1))).hasSize(1);
+    assertThat(EngineAccess.claim(ds, "dies@last/1", 10, true, Duration.ofMinutes(1))).isEqualTo(1);
     expireLeases();
 
     RecordingTransport transport = new RecordingTransport();

@@ -1,7 +1,7 @@
 package dev.outboxkit.jdbc.internal;
 
 /** What the relay records for one claimed row after sending. */
-public final class Ack {
+final class Ack {
   /** The state a row moves to. */
   public enum Kind {
     /** Delivered: PUBLISHED, or deleted. */

@@ -8,7 +8,7 @@ import java.util.function.DoubleSupplier;
  * [0, min(max, initial * 2^(n-1))]}. Full jitter spreads retries of many events that failed
  * together, so they do not return as a herd.
  */
-public final class Backoff {
+final class Backoff {
   private final Duration initial;
   private final Duration max;
   private final DoubleSupplier random;

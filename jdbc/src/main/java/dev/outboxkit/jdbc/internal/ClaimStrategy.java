@@ -18,7 +18,7 @@ import java.util.List;
  * ordered heads are claimed alike everywhere ({@link RunClaim}). The dialect's statements were
  * checked when it was built, so none is missing halfway through a claim.
  */
-public abstract class ClaimStrategy {
+abstract class ClaimStrategy {
   /** Which rows a claim takes. */
   public enum Mode {
     /** The first due PENDING rows in seq order. */

@@ -21,7 +21,7 @@ import java.util.function.DoubleSupplier;
  * #MAX_DESTINATIONS} are remembered (the least recently met go first). Shared by the relay's
  * threads.
  */
-public final class DestinationOutages {
+final class DestinationOutages {
   static final int MAX_DESTINATIONS = 10_000;
 
   private final Clock clock;

@@ -21,7 +21,7 @@ import java.util.List;
  *       the {@link #READ} columns.
  * </ul>
  */
-public final class EventRows {
+final class EventRows {
   /**
    * The columns an append binds, in order; {@code available_at} is the dialect's own expression.
    */

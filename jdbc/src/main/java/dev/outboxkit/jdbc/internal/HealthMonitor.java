@@ -1,7 +1,6 @@
 package dev.outboxkit.jdbc.internal;
 
 import dev.outboxkit.Failures;
-import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.RelayHealth;
 import dev.outboxkit.jdbc.RelayListener;
 import java.time.Clock;
@@ -15,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * listener calls and log lines that go with it), its last successful round, and the transport's
  * outage as the breaker holds it. One per relay; thread-safe.
  */
-public final class HealthMonitor {
+final class HealthMonitor {
   private static final Logger log = LoggerFactory.getLogger(HealthMonitor.class);
 
   private final String name;
@@ -90,23 +89,13 @@ public final class HealthMonitor {
   /**
    * The health now.
    *
-   * @param state the relay's lifecycle state
+   * @param downReason why the relay relays nothing whatever the database and transport do (not
+   *     started, closed, its thread ended), or null while it runs
    */
-  public synchronized RelayHealth health(OutboxRelay.State state) {
+  public synchronized RelayHealth health(String downReason) {
     Instant round = lastRound;
-    switch (state) {
-      case NEW:
-        return RelayHealth.of(RelayHealth.Status.DOWN, null, "not started", round);
-      case CLOSED:
-        return RelayHealth.of(RelayHealth.Status.DOWN, null, "closed", round);
-      case FAILED:
-        return RelayHealth.of(
-            RelayHealth.Status.DOWN,
-            null,
-            "the relay's thread ended unexpectedly (logged at ERROR): close it and build a new one",
-            round);
-      default:
-        break;
+    if (downReason != null) {
+      return RelayHealth.of(RelayHealth.Status.DOWN, null, downReason, round);
     }
     if (failingSince != null) {
       return RelayHealth.of(RelayHealth.Status.DOWN, failingSince, lastDatabaseError, round);

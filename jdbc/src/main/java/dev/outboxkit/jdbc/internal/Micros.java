@@ -3,7 +3,7 @@ package dev.outboxkit.jdbc.internal;
 import java.time.Duration;
 
 /** Durations as whole microseconds, the unit every dialect's interval arithmetic is given. */
-public final class Micros {
+final class Micros {
   private Micros() {}
 
   /**

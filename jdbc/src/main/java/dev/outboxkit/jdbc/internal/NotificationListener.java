@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * part in a transaction. Reconnects with backoff when the connection breaks. This is the only class
  * that touches the PostgreSQL driver's API, so it loads only when the option is on.
  */
-public final class NotificationListener implements Runnable {
+final class NotificationListener implements Runnable {
   private static final Logger log = LoggerFactory.getLogger("dev.outboxkit.jdbc.OutboxRelay");
   private static final int WAIT_MILLIS = 500;
 

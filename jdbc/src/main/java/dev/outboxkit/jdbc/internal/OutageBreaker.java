@@ -11,7 +11,7 @@ import java.time.Instant;
  * meets the outage again trips it for longer. While the broker is down this keeps the relay to one
  * request per pause instead of a batch per poll. Used by one relay thread at a time.
  */
-public final class OutageBreaker {
+final class OutageBreaker {
   private final Clock clock;
   private final Backoff pauses;
   private int trips;

@@ -8,9 +8,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -27,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * that ran out (a relay that died or stalled, maybe after delivering) is counted apart in {@code
  * lease_losses}, which quarantines an event only after {@code LEASE_LOSSES_BEFORE_DEAD} of them.
  */
-public final class RelayCycle {
+final class RelayCycle {
   private static final Logger log = LoggerFactory.getLogger("dev.outboxkit.jdbc.OutboxRelay");
   private static final int ACK_TRIES = 3;
 
@@ -39,17 +37,15 @@ public final class RelayCycle {
 
   private final RelaySettings settings;
   private final RelayStore store;
+  private final Claimer claimer;
   private final OutageBreaker breaker;
   private final RelayListener listener;
   private final Sender sender;
   private final RoundDecision decision;
   private final BooleanSupplier stopping;
-  private final String owner;
   private final Duration reclaimEvery;
-  private final Duration maxWaitBeforeSend;
   private final Stragglers stragglers;
   private final int maxStragglers;
-  private final AtomicLong batches = new AtomicLong();
   private final AtomicLong acknowledged = new AtomicLong();
   // Outcomes recorded, by Ack.Kind ordinal (lease losses included: what this relay wrote down).
   private final AtomicLongArray outcomes = new AtomicLongArray(Ack.Kind.values().length);
@@ -95,10 +91,9 @@ public final class RelayCycle {
             sendPool,
             stuck -> notify(() -> listener.sendAbandoned(stuck)));
     this.stopping = stopping;
-    this.owner = owner;
+    this.claimer = new Claimer(settings, store, owner);
     Duration half = settings.leaseDuration.dividedBy(2);
     this.reclaimEvery = half.compareTo(Duration.ofSeconds(5)) < 0 ? half : Duration.ofSeconds(5);
-    this.maxWaitBeforeSend = settings.leaseDuration.minus(settings.sendTimeout).dividedBy(2);
     this.stragglers = new Stragglers(wake);
     this.maxStragglers = MAX_STRAGGLING_BATCHES * settings.batchSize;
   }
@@ -213,7 +208,7 @@ public final class RelayCycle {
       ahead = null;
       // A batch claimed ahead waited for the send before it: sent only while its lease still
       // covers a whole send and its acknowledgement.
-      boolean sendNext = next != null && healthy && leaseCovers(next);
+      boolean sendNext = next != null && healthy && claimer.leaseCovers(next.claimedAt);
       if (next != null) {
         if (sendNext) {
           start(next);
@@ -227,7 +222,9 @@ public final class RelayCycle {
           claimFailure == null
               && healthy
               && !stopping.getAsBoolean()
-              && (next != null ? sendNext && claimsAhead(next) : followsRuns(current));
+              && (next != null
+                  ? sendNext && claimsAhead(next)
+                  : claimer.followsRuns(current.claimed, current.probing));
       Batch claimed;
       try {
         claimed = acknowledge(current, claimWithAck);
@@ -275,41 +272,9 @@ public final class RelayCycle {
     }
   }
 
-  /**
-   * Whether a batch claimed a while ago may still be sent: it waited at most half of what its lease
-   * leaves beyond a send (the other half is the acknowledgement's, as {@code OutboxRelay.Builder}
-   * sizes the default statement timeout), so no send outlives its lease.
-   */
-  private boolean leaseCovers(Batch batch) {
-    return System.nanoTime() - batch.claimedAt <= maxWaitBeforeSend.toNanos();
-  }
-
-  /** Whether the next round is claimed while this one is sent. */
+  /** Whether the next round is claimed while this one is sent; never once the relay is closing. */
   private boolean claimsAhead(Batch batch) {
-    // In ordered mode a batch with runs means few aggregates wait, each now IN_FLIGHT: a claim
-    // ahead would find nothing claimable, at the price of a search.
-    return batch.claimed.size() >= settings.batchSize
-        && !batch.probing
-        && !(settings.ordered && hasRuns(batch.claimed))
-        && !stopping.getAsBoolean();
-  }
-
-  /** Whether a full round with runs is followed by a claim in its acknowledgement's transaction. */
-  private boolean followsRuns(Batch batch) {
-    return batch.claimed.size() >= settings.batchSize
-        && !batch.probing
-        && settings.ordered
-        && hasRuns(batch.claimed);
-  }
-
-  private static boolean hasRuns(List<ClaimedEvent> claimed) {
-    Set<String> aggregates = new HashSet<>();
-    for (ClaimedEvent c : claimed) {
-      if (!aggregates.add(c.aggregate())) {
-        return true;
-      }
-    }
-    return false;
+    return claimer.claimsAhead(batch.claimed, batch.probing) && !stopping.getAsBoolean();
   }
 
   /** One claimed batch on its way through a round. */
@@ -335,16 +300,10 @@ public final class RelayCycle {
 
   /** Claims a batch (one event while probing); null if none is claimable. */
   private Batch claim(boolean probing) throws SQLException {
-    String token = nextToken();
+    String token = claimer.nextToken();
     long claimStart = System.nanoTime();
-    List<ClaimedEvent> claimed =
-        store.claim(
-            token, probing ? 1 : settings.batchSize, settings.ordered, settings.leaseDuration);
+    List<ClaimedEvent> claimed = claimer.claim(token, probing ? 1 : settings.batchSize);
     return claimedBatch(token, claimed, probing, claimStart);
-  }
-
-  private String nextToken() {
-    return owner + "/" + batches.incrementAndGet();
   }
 
   /** The claimed events as a batch, told to the listener; null if none. */
@@ -468,16 +427,9 @@ public final class RelayCycle {
     int updated = -1;
     SQLException folded = null;
     if (claimNext) {
-      String token = nextToken();
+      String token = claimer.nextToken();
       try {
-        RelayStore.AckAndClaim done =
-            store.acknowledgeThenClaim(
-                parts,
-                settings.deleteOnPublish,
-                token,
-                settings.batchSize,
-                settings.ordered,
-                settings.leaseDuration);
+        Claimer.AckAndClaim done = claimer.acknowledgeThenClaim(parts, token, settings.batchSize);
         updated = done.updated;
         claimed = claimedBatch(token, done.claimed, false, ackStart);
       } catch (SQLException e) {

@@ -9,7 +9,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,11 +16,11 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 /**
- * The relay's database side: claim, acknowledge, recover leases. Each call is one short transaction
- * on a connection borrowed from the data source; no transaction is ever open while the transport
- * sends.
+ * The relay's database side: its short transactions, acknowledgements, lease recovery and drain
+ * counts (the claim is {@link Claimer}'s). Each call is one short transaction on a connection
+ * borrowed from the data source; no transaction is ever open while the transport sends.
  */
-public final class RelayStore {
+final class RelayStore {
 
   /** Tries of one relay transaction chosen as a deadlock victim, before the error goes up. */
   static final int DEADLOCK_ATTEMPTS = 3;
@@ -30,14 +29,6 @@ public final class RelayStore {
   private final TableName table;
   private final TimeBound bound;
   private final SqlResolver resolver;
-
-  /**
-   * Set when the last ordered claim came back short, i.e. its scan found fewer claimable heads than
-   * the limit and so read every pending event: then the sparse claim, whose cost is bounded by the
-   * number of aggregates (never more than the pending events), is the cheaper one, until a claim
-   * fills up again.
-   */
-  private volatile boolean headsScarce;
 
   /**
    * @param ds where connections come from
@@ -82,8 +73,19 @@ public final class RelayStore {
     return new RetentionSweep(ds, null, bound, this::sql, window, restPerWork);
   }
 
-  private OutboxSql sql(Connection c) throws SQLException {
+  OutboxSql sql(Connection c) throws SQLException {
     return resolver.sql(c);
+  }
+
+  /** The dialect's statements, learning the dialect on a connection of its own the first time. */
+  OutboxSql sql() throws SQLException {
+    OutboxSql s = resolver.known();
+    if (s == null) {
+      try (Connection c = ds.getConnection()) {
+        s = sql(c);
+      }
+    }
+    return s;
   }
 
   private <T> T inTransaction(Transactions.Work<T> work) throws SQLException {
@@ -91,18 +93,14 @@ public final class RelayStore {
   }
 
   /**
-   * @param claim the claim the transaction runs, for its prelude; null for a transaction without
+   * Runs {@code work} in one short transaction, again (up to {@link #DEADLOCK_ATTEMPTS} times in
+   * all) if the database chose it as a deadlock victim.
+   *
+   * @param claimPrelude the claim's statement to run first, or null: plan settings that fit one
+   *     claim statement only
    */
-  private <T> T inTransaction(ClaimStrategy.Mode claim, Transactions.Work<T> work)
-      throws SQLException {
-    OutboxSql s = resolver.known();
-    if (s == null) {
-      // First call: learn the dialect, so the transaction starts the right way.
-      try (Connection c = ds.getConnection()) {
-        s = sql(c);
-      }
-    }
-    Statement claimPrelude = claim == null ? null : s.dialect().claims().prelude(claim);
+  <T> T inTransaction(Statement claimPrelude, Transactions.Work<T> work) throws SQLException {
+    OutboxSql s = sql(); // known before the transaction, so it starts the right way
     String before = s.optional(Statements.BEFORE_RELAY_TRANSACTION);
     String prelude = claimPrelude == null ? null : s.optional(claimPrelude);
     for (int attempt = 1; ; attempt++) {
@@ -130,22 +128,6 @@ public final class RelayStore {
         && !codes.is(ErrorCodes.Kind.LOCK_TIMEOUT, e);
   }
 
-  /**
-   * Claims up to {@code limit} events for {@code owner}, in seq order.
-   *
-   * <p>Ordered mode claims the head of each aggregate (its first unfinished event) and, while the
-   * heads leave room in the batch, runs: each head's due PENDING successors, up to the aggregate's
-   * first event that is not (IN_FLIGHT, DEAD, or not due yet), at most an even share of the room
-   * per aggregate. Holding the head keeps every other relay off the run, since each of its events
-   * is blocked by the head.
-   *
-   * @param ordered claim heads and their runs only
-   */
-  public List<ClaimedEvent> claim(String owner, int limit, boolean ordered, Duration lease)
-      throws SQLException {
-    return acknowledgeThenClaim(List.of(), false, owner, limit, ordered, lease).claimed;
-  }
-
   /** The acknowledgements of one claim, fenced by its lease owner. */
   public static final class OwnedAcks {
     final String owner;
@@ -163,20 +145,6 @@ public final class RelayStore {
     /** How many outcomes there are. */
     public int size() {
       return acks.size();
-    }
-  }
-
-  /** What {@link #acknowledgeThenClaim} did. */
-  public static final class AckAndClaim {
-    /** Rows the acknowledgement updated; fewer than its acks means leases lost. */
-    public final int updated;
-
-    /** The events claimed after it, in seq order; empty if none were claimable. */
-    public final List<ClaimedEvent> claimed;
-
-    AckAndClaim(int updated, List<ClaimedEvent> claimed) {
-      this.updated = updated;
-      this.claimed = claimed;
     }
   }
 
@@ -219,76 +187,6 @@ public final class RelayStore {
             }
           }
         });
-  }
-
-  /**
-   * Records outcomes (of one or more batches) and claims the next batch in the same transaction:
-   * one commit (on MySQL and MariaDB one InnoDB log flush) and one round trip fewer than {@link
-   * #acknowledge} then {@link #claim}. The claim sees the acknowledgement: in ordered mode the
-   * successors of the events it made PUBLISHED are claimable in it. If either part fails, neither
-   * happened.
-   *
-   * @param parts the outcomes to record, each under its claim's token; empty records nothing
-   */
-  public AckAndClaim acknowledgeThenClaim(
-      List<OwnedAcks> parts,
-      boolean deleteDelivered,
-      String owner,
-      int limit,
-      boolean ordered,
-      Duration lease)
-      throws SQLException {
-    boolean runs = ordered;
-    while (true) {
-      boolean withRuns = runs;
-      ClaimStrategy.Mode mode = mode(ordered);
-      int[] heads = new int[1];
-      try {
-        AckAndClaim result =
-            inTransaction(
-                mode,
-                c -> {
-                  int updated = record(c, parts, deleteDelivered);
-                  OutboxSql s = sql(c);
-                  ClaimStrategy.Claimed claim =
-                      s.dialect().claims().claim(c, s, owner, limit, mode, lease);
-                  List<ClaimedEvent> claimed = claim.events;
-                  heads[0] = claimed.size();
-                  if (withRuns
-                      && claim.runsPossible
-                      && !claimed.isEmpty()
-                      && claimed.size() < limit) {
-                    claimed.addAll(
-                        RunClaim.claim(c, s, owner, claimed, limit - claimed.size(), lease));
-                  }
-                  claimed.sort(Comparator.comparingLong(ClaimedEvent::seq));
-                  return new AckAndClaim(updated, claimed);
-                });
-        if (ordered) {
-          headsScarce = heads[0] < limit;
-        }
-        return result;
-      } catch (RunClaim.Conflict e) {
-        // A run's row changed between reading and marking it (an append committed out of seq
-        // order on a hot aggregate, say): the whole transaction was rolled back; claim the heads
-        // alone.
-        runs = false;
-      }
-    }
-  }
-
-  /**
-   * The claim to run: the sparse ordered claim while heads are scarce, where the dialect has one
-   * (known once the first connection told).
-   */
-  private ClaimStrategy.Mode mode(boolean ordered) {
-    if (!ordered) {
-      return ClaimStrategy.Mode.UNORDERED;
-    }
-    OutboxSql known = resolver.known();
-    return headsScarce && known != null && known.dialect().claims().hasSparseClaim()
-        ? ClaimStrategy.Mode.ORDERED_SPARSE
-        : ClaimStrategy.Mode.ORDERED;
   }
 
   /** What {@link #reclaimExpiredLeases} did. */
@@ -344,8 +242,7 @@ public final class RelayStore {
   }
 
   /** Every part's statements, in the caller's transaction; returns rows updated. */
-  private int record(Connection c, List<OwnedAcks> parts, boolean deleteDelivered)
-      throws SQLException {
+  int record(Connection c, List<OwnedAcks> parts, boolean deleteDelivered) throws SQLException {
     int updated = 0;
     for (OwnedAcks part : parts) {
       if (!part.acks.isEmpty()) {

@@ -13,13 +13,9 @@ import java.util.concurrent.TimeUnit;
  * Where every thread of a relay comes from ({@link OwnedThreads}: the user's factory, else daemon
  * threads named {@code outboxkit-<relay>-<role>-<n>}), and the pool that runs its transport calls.
  */
-public final class RelayThreads {
-  /**
-   * Most threads that run transport calls at once: the relay's own batch, a few callers of {@code
-   * runOnce}, and calls abandoned in a transport that ignores interrupts — which therefore cost a
-   * bounded number of threads.
-   */
-  public static final int MAX_SEND_THREADS = dev.outboxkit.jdbc.OutboxRelay.MAX_SEND_THREADS;
+final class RelayThreads {
+  /** Most threads that run transport calls at once: {@link RelayEngine#MAX_SEND_THREADS}. */
+  static final int MAX_SEND_THREADS = RelayEngine.MAX_SEND_THREADS;
 
   private final OwnedThreads threads;
 

@@ -2,7 +2,6 @@ package dev.outboxkit.jdbc.internal;
 
 import dev.outboxkit.jdbc.RelayListener;
 import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.DoubleSupplier;
 import org.slf4j.Logger;
@@ -35,6 +34,84 @@ public final class ScheduledRetention implements Runnable {
   public interface InboxPurge {
     /** Runs one purge of the inbox. */
     long purge();
+  }
+
+  /** A relay's retention as configured: what to purge, and how often. */
+  public static final class Plan {
+    private final Duration finished;
+    private final Duration dead;
+    private final InboxPurge inbox;
+    private final Duration inboxRetention;
+    private final Duration interval;
+    private final int window;
+    private final int restPerWork;
+
+    /**
+     * @param finished retention of PUBLISHED and EXPIRED rows, or null
+     * @param dead retention of DEAD rows, or null
+     * @param inbox the inbox purge, or null
+     * @param inboxRetention the inbox's retention, for the log line; null without an inbox
+     * @param interval the time between passes, or null for {@link #interval(Duration)} of the
+     *     shortest retention
+     * @param window rows read per transaction
+     * @param restPerWork the pause after each window, in multiples of the time the window took
+     */
+    public Plan(
+        Duration finished,
+        Duration dead,
+        InboxPurge inbox,
+        Duration inboxRetention,
+        Duration interval,
+        int window,
+        int restPerWork) {
+      this.finished = finished;
+      this.dead = dead;
+      this.inbox = inbox;
+      this.inboxRetention = inboxRetention;
+      this.interval =
+          interval != null ? interval : interval(shortest(finished, dead, inboxRetention));
+      this.window = window;
+      this.restPerWork = restPerWork;
+    }
+
+    private static Duration shortest(Duration... retentions) {
+      Duration shortest = null;
+      for (Duration d : retentions) {
+        if (d != null && (shortest == null || d.compareTo(shortest) < 0)) {
+          shortest = d;
+        }
+      }
+      return shortest;
+    }
+
+    /** The retention task of a relay, on the relay's store and in its time bound. */
+    ScheduledRetention schedule(
+        String relay,
+        RelayStore store,
+        RelayListener listener,
+        BooleanSupplier running,
+        DoubleSupplier random) {
+      return new ScheduledRetention(
+          relay,
+          store.retentionSweep(window, restPerWork),
+          finished,
+          dead,
+          inbox,
+          interval,
+          listener,
+          running,
+          random);
+    }
+
+    /** {@return the retentions, for the relay's configuration log line} */
+    @Override
+    public String toString() {
+      return "finished "
+          + (finished == null ? "kept" : finished)
+          + ", DEAD "
+          + (dead == null ? "kept" : dead)
+          + (inbox == null ? "" : ", inbox " + inboxRetention);
+    }
   }
 
   private final String relay;
@@ -137,13 +214,6 @@ public final class ScheduledRetention implements Runnable {
 
   /** Parks for {@code d}, ending early when the relay closes (which unparks this thread). */
   private void sleep(Duration d) {
-    long deadline = System.nanoTime() + d.toNanos();
-    while (running.getAsBoolean()) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        return;
-      }
-      LockSupport.parkNanos(this, left);
-    }
+    Parking.park(d, running, this);
   }
 }

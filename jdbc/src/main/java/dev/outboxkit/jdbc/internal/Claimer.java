@@ -1,0 +1,175 @@
+package dev.outboxkit.jdbc.internal;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The one home of the relay's claim: which claim runs (unordered, ordered, or the sparse ordered
+ * claim while heads are scarce), the dialect's {@link ClaimStrategy}, the runs behind ordered heads
+ * ({@link RunClaim}) with their conflict retry, the lease owner tokens, and every "may I claim
+ * ahead?" question the pipeline asks. Transactions and acknowledgements are {@link RelayStore}'s.
+ */
+final class Claimer {
+  private final RelaySettings settings;
+  private final RelayStore store;
+  private final String owner;
+  private final Duration maxWaitBeforeSend;
+  private final AtomicLong batches = new AtomicLong();
+
+  /**
+   * Set when the last ordered claim came back short, i.e. its scan found fewer claimable heads than
+   * the limit and so read every pending event: then the sparse claim, whose cost is bounded by the
+   * number of aggregates (never more than the pending events), is the cheaper one, until a claim
+   * fills up again.
+   */
+  private volatile boolean headsScarce;
+
+  /**
+   * @param owner the relay's lease owner prefix; each claim's token adds a batch number to it
+   */
+  Claimer(RelaySettings settings, RelayStore store, String owner) {
+    this.settings = settings;
+    this.store = store;
+    this.owner = owner;
+    // Half of what the lease leaves beyond a send; the other half is the acknowledgement's, as
+    // OutboxRelay.Builder sizes the default statement timeout.
+    this.maxWaitBeforeSend = settings.leaseDuration.minus(settings.sendTimeout).dividedBy(2);
+  }
+
+  /** {@return a new claim's lease owner: the relay's owner and a batch number} */
+  String nextToken() {
+    return owner + "/" + batches.incrementAndGet();
+  }
+
+  /**
+   * Claims up to {@code limit} events for {@code token}, in seq order, in one short transaction.
+   *
+   * <p>Ordered mode claims the head of each aggregate (its first unfinished event) and, while the
+   * heads leave room in the batch, runs: each head's due PENDING successors, up to the aggregate's
+   * first event that is not (IN_FLIGHT, DEAD, or not due yet), at most an even share of the room
+   * per aggregate. Holding the head keeps every other relay off the run, since each of its events
+   * is blocked by the head.
+   */
+  List<ClaimedEvent> claim(String token, int limit) throws SQLException {
+    return acknowledgeThenClaim(List.of(), token, limit).claimed;
+  }
+
+  /**
+   * Records outcomes (of one or more batches) and claims the next batch in the same transaction:
+   * one commit (on MySQL and MariaDB one InnoDB log flush) and one round trip fewer than an
+   * acknowledgement then a claim. The claim sees the acknowledgement: in ordered mode the
+   * successors of the events it made PUBLISHED are claimable in it. If either part fails, neither
+   * happened.
+   *
+   * @param parts the outcomes to record, each under its claim's token; empty records nothing
+   */
+  AckAndClaim acknowledgeThenClaim(List<RelayStore.OwnedAcks> parts, String token, int limit)
+      throws SQLException {
+    boolean runs = settings.ordered;
+    while (true) {
+      try {
+        return acknowledgeThenClaim(parts, token, limit, runs);
+      } catch (RunClaim.Conflict e) {
+        // A run's row changed between reading and marking it (an append committed out of seq
+        // order on a hot aggregate, say): the whole transaction was rolled back; claim the heads
+        // alone.
+        runs = false;
+      }
+    }
+  }
+
+  private AckAndClaim acknowledgeThenClaim(
+      List<RelayStore.OwnedAcks> parts, String token, int limit, boolean withRuns)
+      throws SQLException {
+    OutboxSql known = store.sql();
+    ClaimStrategy claims = known.dialect().claims();
+    ClaimStrategy.Mode mode = mode(claims);
+    Duration lease = settings.leaseDuration;
+    int[] heads = new int[1];
+    AckAndClaim result =
+        store.inTransaction(
+            claims.prelude(mode),
+            c -> {
+              int updated = store.record(c, parts, settings.deleteOnPublish);
+              OutboxSql s = store.sql(c);
+              ClaimStrategy.Claimed claim = claims.claim(c, s, token, limit, mode, lease);
+              List<ClaimedEvent> claimed = claim.events;
+              heads[0] = claimed.size();
+              if (withRuns && claim.runsPossible && !claimed.isEmpty() && claimed.size() < limit) {
+                claimed.addAll(RunClaim.claim(c, s, token, claimed, limit - claimed.size(), lease));
+              }
+              claimed.sort(Comparator.comparingLong(ClaimedEvent::seq));
+              return new AckAndClaim(updated, claimed);
+            });
+    if (settings.ordered) {
+      headsScarce = heads[0] < limit;
+    }
+    return result;
+  }
+
+  /**
+   * The claim to run: the sparse ordered claim while heads are scarce, where the dialect has one.
+   */
+  private ClaimStrategy.Mode mode(ClaimStrategy claims) {
+    if (!settings.ordered) {
+      return ClaimStrategy.Mode.UNORDERED;
+    }
+    return headsScarce && claims.hasSparseClaim()
+        ? ClaimStrategy.Mode.ORDERED_SPARSE
+        : ClaimStrategy.Mode.ORDERED;
+  }
+
+  /**
+   * Whether the next round is claimed while a batch is sent: only after a full batch, never while
+   * probing a transport that was down, and not after runs in ordered mode (few aggregates wait,
+   * each now IN_FLIGHT: a claim ahead would find nothing claimable, at the price of a search).
+   */
+  boolean claimsAhead(List<ClaimedEvent> batch, boolean probing) {
+    return batch.size() >= settings.batchSize && !probing && !(settings.ordered && hasRuns(batch));
+  }
+
+  /**
+   * Whether a full batch with runs is followed by a claim in its acknowledgement's transaction:
+   * that claim sees the runs' successors, which a claim ahead could not.
+   */
+  boolean followsRuns(List<ClaimedEvent> batch, boolean probing) {
+    return batch.size() >= settings.batchSize && !probing && settings.ordered && hasRuns(batch);
+  }
+
+  /**
+   * Whether a batch claimed at {@code claimedAtNanos} may still be sent: it waited at most half of
+   * what its lease leaves beyond a send, so no send outlives its lease.
+   */
+  boolean leaseCovers(long claimedAtNanos) {
+    return System.nanoTime() - claimedAtNanos <= maxWaitBeforeSend.toNanos();
+  }
+
+  private static boolean hasRuns(List<ClaimedEvent> claimed) {
+    Set<String> aggregates = new HashSet<>();
+    for (ClaimedEvent c : claimed) {
+      if (!aggregates.add(c.aggregate())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** What {@link #acknowledgeThenClaim} did. */
+  static final class AckAndClaim {
+    /** Rows the acknowledgement updated; fewer than its acks means leases lost. */
+    final int updated;
+
+    /** The events claimed after it, in seq order; empty if none were claimable. */
+    final List<ClaimedEvent> claimed;
+
+    AckAndClaim(int updated, List<ClaimedEvent> claimed) {
+      this.updated = updated;
+      this.claimed = claimed;
+    }
+  }
+}
