@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The relay protocol of DESIGN.md §5 and the guarantees of §1, on every database. */
+/** The relay protocol (docs/ARCHITECTURE.md) and the README's guarantees, on every database. */
 abstract class RelayContractTest extends RelayDatabaseTest {
 
   /**
