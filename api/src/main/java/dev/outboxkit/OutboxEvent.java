@@ -40,20 +40,20 @@ public final class OutboxEvent {
    * type), in characters (Unicode code points, as the columns count them; an emoji is one):
    * {@value}.
    */
-  public static final int MAX_FIELD_LENGTH = 255;
+  public static final int MAX_FIELD_LENGTH = EventValidation.MAX_FIELD_LENGTH;
 
   /**
    * Earliest accepted {@link #occurredAt()} or {@link #expiresAt()}: {@code 1000-01-01T00:00:00Z},
    * the start of the range of MySQL's and MariaDB's {@code DATETIME}, the narrowest column among
    * the supported databases.
    */
-  public static final Instant EARLIEST_INSTANT = Instant.parse("1000-01-01T00:00:00Z");
+  public static final Instant EARLIEST_INSTANT = EventValidation.EARLIEST_INSTANT;
 
   /**
    * Latest accepted {@link #occurredAt()} or {@link #expiresAt()}: {@code
    * 9999-12-31T23:59:59.999999Z}, the end of the range of MySQL's and MariaDB's {@code DATETIME}.
    */
-  public static final Instant LATEST_INSTANT = Instant.parse("9999-12-31T23:59:59.999999Z");
+  public static final Instant LATEST_INSTANT = EventValidation.LATEST_INSTANT;
 
   /**
    * Longest accepted {@link #delay()}: 36,500 days (about 100 years). The database adds the delay
@@ -61,7 +61,7 @@ public final class OutboxEvent {
    * long as this library is in use; within this limit PostgreSQL's interval arithmetic is also
    * exact to the microsecond.
    */
-  public static final Duration MAX_DELAY = Duration.ofDays(36_500);
+  public static final Duration MAX_DELAY = EventValidation.MAX_DELAY;
 
   private final UUID id;
   private final String aggregateType;

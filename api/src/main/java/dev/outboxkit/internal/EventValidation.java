@@ -1,14 +1,14 @@
 package dev.outboxkit.internal;
 
 import dev.outboxkit.InvalidEventException;
-import dev.outboxkit.OutboxEvent;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 
 /**
- * Field checks for {@link OutboxEvent.Builder}; each failure names the field and the fix.
+ * Field checks for {@link dev.outboxkit.OutboxEvent.Builder}; each failure names the field and the
+ * fix. The limits are here and published as {@code OutboxEvent}'s constants, which say why.
  *
  * <p>Every text field is stored in a text column and must come back unchanged from every supported
  * database, so text checks refuse what some database would change or refuse later, in the caller's
@@ -19,6 +19,18 @@ import java.util.Locale;
  * through {@link LogText}, so a refusal cannot forge a log line.
  */
 public final class EventValidation {
+  /** {@code OutboxEvent.MAX_FIELD_LENGTH}. */
+  public static final int MAX_FIELD_LENGTH = 255;
+
+  /** {@code OutboxEvent.EARLIEST_INSTANT}. */
+  public static final Instant EARLIEST_INSTANT = Instant.parse("1000-01-01T00:00:00Z");
+
+  /** {@code OutboxEvent.LATEST_INSTANT}. */
+  public static final Instant LATEST_INSTANT = Instant.parse("9999-12-31T23:59:59.999999Z");
+
+  /** {@code OutboxEvent.MAX_DELAY}. */
+  public static final Duration MAX_DELAY = Duration.ofDays(36_500);
+
   private static final String TOKEN_SYMBOLS = "!#$%&'*+-.^_`|~";
 
   private EventValidation() {}
@@ -49,14 +61,9 @@ public final class EventValidation {
     }
     storable(field, what, value);
     int characters = value.codePointCount(0, value.length());
-    if (characters > OutboxEvent.MAX_FIELD_LENGTH) {
+    if (characters > MAX_FIELD_LENGTH) {
       throw new InvalidEventException(
-          field,
-          what
-              + " is "
-              + characters
-              + " characters long; the limit is "
-              + OutboxEvent.MAX_FIELD_LENGTH);
+          field, what + " is " + characters + " characters long; the limit is " + MAX_FIELD_LENGTH);
     }
     return value;
   }
@@ -136,13 +143,13 @@ public final class EventValidation {
     if (delay.isNegative()) {
       throw new InvalidEventException("delay", "delay must not be negative, was " + delay);
     }
-    if (delay.compareTo(OutboxEvent.MAX_DELAY) > 0) {
+    if (delay.compareTo(MAX_DELAY) > 0) {
       throw new InvalidEventException(
           "delay",
           "delay is "
               + delay
               + "; the limit is OutboxEvent.MAX_DELAY, "
-              + OutboxEvent.MAX_DELAY.toDays()
+              + MAX_DELAY.toDays()
               + " days (about 100 years). An event that should never be sent is not appended");
     }
     return delay;
@@ -156,17 +163,16 @@ public final class EventValidation {
   public static Instant instant(String field, Instant value) {
     required(field, value);
     Instant stored = value.truncatedTo(ChronoUnit.MICROS);
-    if (stored.isBefore(OutboxEvent.EARLIEST_INSTANT)
-        || stored.isAfter(OutboxEvent.LATEST_INSTANT)) {
+    if (stored.isBefore(EARLIEST_INSTANT) || stored.isAfter(LATEST_INSTANT)) {
       throw new InvalidEventException(
           field,
           field
               + " is "
               + value
               + "; it must lie between OutboxEvent.EARLIEST_INSTANT ("
-              + OutboxEvent.EARLIEST_INSTANT
+              + EARLIEST_INSTANT
               + ") and OutboxEvent.LATEST_INSTANT ("
-              + OutboxEvent.LATEST_INSTANT
+              + LATEST_INSTANT
               + "), the range every supported database stores");
     }
     return stored;

@@ -1,6 +1,6 @@
 package dev.outboxkit.jms;
 
-import dev.outboxkit.jms.internal.MessageFactory;
+import dev.outboxkit.jms.internal.ContentTypes;
 import dev.outboxkit.jms.internal.PropertyNames;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.JMSException;
@@ -334,7 +334,7 @@ public final class JmsEvents {
         return new byte[0];
       }
       Charset charset =
-          contentType(message).flatMap(MessageFactory::textCharset).orElse(StandardCharsets.UTF_8);
+          contentType(message).flatMap(ContentTypes::textCharset).orElse(StandardCharsets.UTF_8);
       return text.getBytes(charset);
     }
     throw new IllegalArgumentException(

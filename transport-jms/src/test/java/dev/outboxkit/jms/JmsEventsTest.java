@@ -3,7 +3,7 @@ package dev.outboxkit.jms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.outboxkit.jms.internal.MessageFactory;
+import dev.outboxkit.jms.internal.ContentTypes;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;
@@ -93,15 +93,15 @@ class JmsEventsTest {
 
   @Test
   void textCharset_recognises_textual_types_and_their_charset_parameter() {
-    assertThat(MessageFactory.textCharset("application/json")).contains(StandardCharsets.UTF_8);
-    assertThat(MessageFactory.textCharset("text/plain; charset=ISO-8859-1"))
+    assertThat(ContentTypes.textCharset("application/json")).contains(StandardCharsets.UTF_8);
+    assertThat(ContentTypes.textCharset("text/plain; charset=ISO-8859-1"))
         .contains(StandardCharsets.ISO_8859_1);
-    assertThat(MessageFactory.textCharset("application/cloudevents+json; charset=\"utf-16\""))
+    assertThat(ContentTypes.textCharset("application/cloudevents+json; charset=\"utf-16\""))
         .contains(StandardCharsets.UTF_16);
-    assertThat(MessageFactory.textCharset("Application/XML")).contains(StandardCharsets.UTF_8);
-    assertThat(MessageFactory.textCharset("application/avro")).isEmpty();
-    assertThat(MessageFactory.textCharset("application/octet-stream")).isEmpty();
-    assertThat(MessageFactory.textCharset("text/plain; charset=no-such-charset"))
+    assertThat(ContentTypes.textCharset("Application/XML")).contains(StandardCharsets.UTF_8);
+    assertThat(ContentTypes.textCharset("application/avro")).isEmpty();
+    assertThat(ContentTypes.textCharset("application/octet-stream")).isEmpty();
+    assertThat(ContentTypes.textCharset("text/plain; charset=no-such-charset"))
         .isEqualTo(Optional.empty());
   }
 }

@@ -94,7 +94,7 @@ final class RelayCycle {
     this.claimer = new Claimer(settings, store, owner);
     Duration half = settings.leaseDuration.dividedBy(2);
     this.reclaimEvery = half.compareTo(Duration.ofSeconds(5)) < 0 ? half : Duration.ofSeconds(5);
-    this.stragglers = new Stragglers(wake);
+    this.stragglers = new Stragglers(sender, decision, wake);
     this.maxStragglers = MAX_STRAGGLING_BATCHES * settings.batchSize;
   }
 
@@ -199,77 +199,94 @@ final class RelayCycle {
         claimFailure = e; // thrown once the batch in flight has its outcome
       }
       finish(current, true);
-      boolean healthy =
-          current.failure == null
-              && !current.round.interrupted
-              && breaker.pauseLeft().isZero()
-              && !breaker.probing();
-      Batch next = ahead;
-      ahead = null;
-      // A batch claimed ahead waited for the send before it: sent only while its lease still
-      // covers a whole send and its acknowledgement.
-      boolean sendNext = next != null && healthy && claimer.leaseCovers(next.claimedAt);
-      if (next != null) {
-        if (sendNext) {
-          start(next);
+      Pipeline.Observed seen = observe(current, ahead, claimFailure);
+      Pipeline.Plan plan = Pipeline.afterSend(seen);
+      if (ahead != null) {
+        if (plan.sendAhead) {
+          start(ahead);
         } else {
-          next.round = RoundDecision.handBack(next.claimed);
+          ahead.begin(RoundDecision.handBack(ahead.claimed));
         }
       }
-      // The claim that rides in this acknowledgement's transaction: the round after the one now
-      // sent, or, when nothing was claimed ahead because of runs, the next round itself.
-      boolean claimWithAck =
-          claimFailure == null
-              && healthy
-              && !stopping.getAsBoolean()
-              && (next != null
-                  ? sendNext && claimsAhead(next)
-                  : claimer.followsRuns(current.claimed, current.probing));
-      Batch claimed;
-      try {
-        claimed = acknowledge(current, claimWithAck);
-      } catch (SQLException e) {
-        if (next != null) {
-          finish(next, false);
-          try {
-            acknowledge(next, false);
-          } catch (SQLException again) {
-            e.addSuppressed(again);
-          }
-        }
-        throw e;
-      }
+      Batch claimed = acknowledgeSettlingAhead(current, plan.claimWithAck, ahead);
       total += current.claimed.size();
-      if (current.failure != null || claimFailure != null) {
-        if (next != null) {
-          finish(next, false);
-          acknowledge(next, false);
-        }
-        rethrow(current);
-        if (claimFailure instanceof SQLException) {
-          throw (SQLException) claimFailure;
-        }
-        if (claimFailure instanceof Error) {
-          throw (Error) claimFailure;
-        }
-        throw (RuntimeException) claimFailure;
-      }
-      if (next == null) {
-        if (claimed == null) {
+      boolean failed = current.failure != null || claimFailure != null;
+      switch (Pipeline.afterAck(failed, seen, plan, claimed != null)) {
+        case FAIL:
+          if (ahead != null) {
+            finish(ahead, false);
+            acknowledge(ahead, false);
+          }
+          rethrow(current);
+          throw rethrowable(claimFailure);
+        case DONE:
           return total;
-        }
-        next = claimed; // a round after runs, claimed as they were acknowledged
-        start(next);
-        aheadTried = false;
-      } else if (!sendNext) {
-        acknowledge(next, false); // handed back unsent: the relay pauses, stops, or claims anew
-        return total;
-      } else {
-        ahead = claimed;
-        aheadTried = claimWithAck;
+        case HAND_BACK_AHEAD:
+          acknowledge(ahead, false); // the relay pauses, stops, or claims anew
+          return total;
+        case SEND_CLAIMED:
+          current = claimed; // a round after runs, claimed as they were acknowledged
+          start(current);
+          aheadTried = false;
+          break;
+        case SEND_AHEAD:
+          current = ahead;
+          ahead = claimed;
+          aheadTried = plan.claimWithAck;
+          break;
+        default:
+          throw new AssertionError();
       }
-      current = next;
     }
+  }
+
+  /** What the pipeline decides by, once the batch in flight has its results. */
+  private Pipeline.Observed observe(Batch current, Batch ahead, Throwable claimFailure) {
+    boolean healthy =
+        current.failure == null
+            && !current.interrupted
+            && breaker.pauseLeft().isZero()
+            && !breaker.probing();
+    return new Pipeline.Observed(
+        ahead != null,
+        healthy,
+        ahead != null && claimer.leaseCovers(ahead.claimedAt),
+        ahead != null && claimsAhead(ahead),
+        claimer.followsRuns(current.claimed, current.probing),
+        claimFailure != null,
+        stopping.getAsBoolean());
+  }
+
+  /**
+   * Acknowledges the batch that was in flight; if that fails, settles the batch claimed ahead too
+   * (sent or handed back) before the failure goes up, so every claimed row gets its outcome.
+   */
+  private Batch acknowledgeSettlingAhead(Batch current, boolean claimNext, Batch ahead)
+      throws SQLException {
+    try {
+      return acknowledge(current, claimNext);
+    } catch (SQLException e) {
+      if (ahead != null) {
+        finish(ahead, false);
+        try {
+          acknowledge(ahead, false);
+        } catch (SQLException again) {
+          e.addSuppressed(again);
+        }
+      }
+      throw e;
+    }
+  }
+
+  /** A failure caught while claiming ahead, to throw as it is. */
+  private static SQLException rethrowable(Throwable claimFailure) {
+    if (claimFailure instanceof SQLException) {
+      return (SQLException) claimFailure;
+    }
+    if (claimFailure instanceof Error) {
+      throw (Error) claimFailure;
+    }
+    throw (RuntimeException) claimFailure;
   }
 
   /** Whether the next round is claimed while this one is sent; never once the relay is closing. */
@@ -284,10 +301,15 @@ final class RelayCycle {
     final boolean probing;
     final long claimedAt;
     RoundDecision.Round round;
+    // Decided, not yet recorded: what the next acknowledgement writes.
+    final List<RoundDecision.Decided> unrecorded = new ArrayList<>();
+    // The last decision came from a send cut short by the relay closing.
+    boolean interrupted;
     Sender.Started sending;
     // Its sends left to finish on their own, handed to the stragglers once the rest is recorded.
     Sender.Started straggling;
     long sendStart;
+    Duration sendTime = Duration.ZERO;
     Throwable failure;
 
     Batch(String token, List<ClaimedEvent> claimed, boolean probing, long claimedAt) {
@@ -295,6 +317,19 @@ final class RelayCycle {
       this.claimed = claimed;
       this.probing = probing;
       this.claimedAt = claimedAt;
+    }
+
+    /** Starts the batch's decisions over with {@code round}, dropping what was decided before. */
+    void begin(RoundDecision.Round round) {
+      this.round = round;
+      unrecorded.clear();
+      unrecorded.add(round.prepared);
+      interrupted = false;
+    }
+
+    void apply(RoundDecision.Decided decided) {
+      unrecorded.add(decided);
+      interrupted = decided.interrupted;
     }
   }
 
@@ -322,12 +357,12 @@ final class RelayCycle {
   /** Settles what needs no send and hands the rest to a send thread. */
   private void start(Batch batch) {
     try {
-      batch.round = decision.prepare(batch.claimed);
+      batch.begin(decision.prepare(batch.claimed));
       if (batch.round.sendable.isEmpty()) {
         return;
       }
       if (stopping.getAsBoolean()) {
-        decision.handBackUnsent(batch.round); // closed while claiming: nothing is sent
+        batch.apply(decision.handBackUnsent(batch.round)); // closed while claiming: nothing sent
         return;
       }
       List<OutboxMessage> messages = new ArrayList<>(batch.round.sendable.size());
@@ -363,19 +398,20 @@ final class RelayCycle {
           }
           settleStragglers();
         }
-        batch.round.sendTime = Duration.ofNanos(System.nanoTime() - batch.sendStart);
-        decision.decide(batch.round, outcome, batch.probing);
+        batch.sendTime = Duration.ofNanos(System.nanoTime() - batch.sendStart);
+        RoundDecision.Decided decided = decision.decide(batch.round, outcome, batch.probing);
+        batch.apply(decided);
         if (!batch.round.settled()) {
           batch.straggling = sending;
+        }
+        if (!decided.interrupted) {
+          // Closing: the verdict does not count.
+          updateBreaker(decided.outage, decided.answered);
         }
       } catch (RuntimeException | Error e) {
         sender.abandon(sending); // its rows go back: no send may go on for them
         fail(batch, e);
       }
-    }
-    if (!batch.round.interrupted) {
-      // Closing: the verdict does not count.
-      updateBreaker(batch.round.outage, batch.round.answered);
     }
   }
 
@@ -386,7 +422,7 @@ final class RelayCycle {
         settings.name,
         batch.claimed.size(),
         e);
-    batch.round = RoundDecision.handBack(batch.claimed);
+    batch.begin(RoundDecision.handBack(batch.claimed));
   }
 
   /**
@@ -397,21 +433,25 @@ final class RelayCycle {
    *     claimable, or the transaction failed (the acknowledgement then went again on its own)
    */
   private Batch acknowledge(Batch batch, boolean claimNext) throws SQLException {
-    RoundDecision.Round round = batch.round;
     List<Stragglers.Part> late = collectStragglers();
     List<RelayStore.OwnedAcks> parts = new ArrayList<>(late.size() + 1);
-    parts.add(new RelayStore.OwnedAcks(batch.token, new ArrayList<>(round.acks)));
-    List<Runnable> notices = new ArrayList<>(round.notices);
-    for (Stragglers.Part part : late) {
-      parts.add(new RelayStore.OwnedAcks(part.token, part.acks));
-      notices.addAll(part.notices);
+    List<Ack> acks = new ArrayList<>();
+    List<Runnable> notices = new ArrayList<>();
+    for (RoundDecision.Decided decided : batch.unrecorded) {
+      acks.addAll(decided.acks);
+      notices.addAll(decided.notices);
     }
-    round.recorded();
+    batch.unrecorded.clear();
+    parts.add(new RelayStore.OwnedAcks(batch.token, acks));
+    for (Stragglers.Part part : late) {
+      parts.add(new RelayStore.OwnedAcks(part.token, part.decided.acks));
+      notices.addAll(part.decided.notices);
+    }
     try {
       return recordRound(batch, parts, notices, claimNext);
     } finally {
       if (batch.straggling != null) {
-        stragglers.add(batch.token, round, batch.straggling);
+        stragglers.add(batch.token, batch.round, batch.straggling);
         batch.straggling = null;
       }
     }
@@ -420,7 +460,6 @@ final class RelayCycle {
   private Batch recordRound(
       Batch batch, List<RelayStore.OwnedAcks> parts, List<Runnable> notices, boolean claimNext)
       throws SQLException {
-    RoundDecision.Round round = batch.round;
     int acks = size(parts);
     long ackStart = System.nanoTime();
     Batch claimed = null;
@@ -452,9 +491,9 @@ final class RelayCycle {
     Duration ackTime = Duration.ofNanos(System.nanoTime() - ackStart);
     acknowledged.incrementAndGet();
     recorded(parts, updated, notices);
-    Duration sendTime = round.sendTime;
+    Duration sendTime = batch.sendTime;
     notify(() -> listener.batchCompleted(batch.claimed.size(), sendTime, ackTime));
-    if (round.interrupted) {
+    if (batch.interrupted) {
       Thread.currentThread().interrupt();
     }
     return claimed;
@@ -523,9 +562,9 @@ final class RelayCycle {
 
   /** Decides what arrived for the stragglers, and lets it move the outage breaker. */
   private List<Stragglers.Part> collectStragglers() {
-    List<Stragglers.Part> parts = stragglers.collect(sender, decision);
+    List<Stragglers.Part> parts = stragglers.collect();
     for (Stragglers.Part part : parts) {
-      updateBreaker(part.outage, part.answered);
+      updateBreaker(part.decided.outage, part.decided.answered);
     }
     return parts;
   }
@@ -547,8 +586,8 @@ final class RelayCycle {
     List<RelayStore.OwnedAcks> parts = new ArrayList<>(late.size());
     List<Runnable> notices = new ArrayList<>();
     for (Stragglers.Part part : late) {
-      parts.add(new RelayStore.OwnedAcks(part.token, part.acks));
-      notices.addAll(part.notices);
+      parts.add(new RelayStore.OwnedAcks(part.token, part.decided.acks));
+      notices.addAll(part.decided.notices);
     }
     int acks = size(parts);
     try {
@@ -588,7 +627,7 @@ final class RelayCycle {
     while (!stragglers.isEmpty()) {
       if (Thread.currentThread().isInterrupted()
           || !stragglers.awaitProgress(stragglers.nextDeadlineNanos())) {
-        recordLate(stragglers.stopAll(sender, decision));
+        recordLate(stragglers.stopAll());
         return;
       }
       settleStragglers();

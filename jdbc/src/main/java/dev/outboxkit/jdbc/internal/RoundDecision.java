@@ -8,6 +8,7 @@ import dev.outboxkit.jdbc.RelayListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,13 +55,6 @@ import org.slf4j.LoggerFactory;
 final class RoundDecision {
   private static final Logger log = LoggerFactory.getLogger("dev.outboxkit.jdbc.OutboxRelay");
 
-  /**
-   * The result the sender gives an event it did not send because an earlier event of its aggregate
-   * was not delivered; told apart by identity.
-   */
-  static final SendResult NOT_SENT_BEHIND =
-      SendResult.unavailable("not sent: an earlier event of its aggregate was not delivered");
-
   private final RelaySettings settings;
   private final Backoff retryBackoff;
   private final DestinationOutages destinations;
@@ -89,37 +83,73 @@ final class RoundDecision {
     this.guardOrder = settings.ordered || conduct.declaredOrder();
   }
 
-  /** What one round decided: the acknowledgements, the listener calls, the outage verdict. */
-  static final class Round {
-    final List<Ack> acks;
-    final List<Runnable> notices = new ArrayList<>();
+  /**
+   * What one decision settled: the acknowledgements to record, the listener calls to make once they
+   * are committed, and the outage verdict. Immutable; the cycle applies it.
+   */
+  static final class Decided {
+    static final Decided NOTHING = new Decided(List.of(), List.of(), null, false, false);
 
+    final List<Ack> acks;
+    final List<Runnable> notices;
+
+    /** The reason of an outage this decision suggests, or null. */
+    final String outage;
+
+    /** True when the transport answered for at least one event (it is up). */
+    final boolean answered;
+
+    /** True when the send was cut short by the relay closing: the outage verdict does not count. */
+    final boolean interrupted;
+
+    private Decided(
+        List<Ack> acks,
+        List<Runnable> notices,
+        String outage,
+        boolean answered,
+        boolean interrupted) {
+      this.acks = Collections.unmodifiableList(acks);
+      this.notices = Collections.unmodifiableList(notices);
+      this.outage = outage;
+      this.answered = answered;
+      this.interrupted = interrupted;
+    }
+  }
+
+  /** A decision while it is being made. */
+  private static final class Verdict {
+    final List<Ack> acks = new ArrayList<>();
+    final List<Runnable> notices = new ArrayList<>();
+    String outage;
+    boolean answered;
+
+    Decided done(boolean interrupted) {
+      return new Decided(acks, notices, outage, answered, interrupted);
+    }
+  }
+
+  /**
+   * A claimed batch's progress through its decisions: which of its rows were sent and which of
+   * those are decided, so a round may be decided in parts as its results arrive.
+   */
+  static final class Round {
     /** The events to send, in claim order; filled by {@link #prepare}. */
     final List<ClaimedEvent> sendable;
 
-    /** The reason of an outage this round suggests, or null. */
-    String outage;
-
-    /** True when the transport answered for at least one event of the last decision (it is up). */
-    boolean answered;
+    /** What {@link #prepare} settled without a send. */
+    Decided prepared = Decided.NOTHING;
 
     // The transport answered for an event of this round in an earlier decision.
     private boolean answeredBefore;
 
-    /** True when the send was cut short by close: the outage verdict does not count. */
-    boolean interrupted;
-
-    Duration sendTime = Duration.ZERO;
-
     // Aggregates with an event not delivered this round: their later events go back.
-    final Set<String> stopped = new HashSet<>();
+    private final Set<String> stopped = new HashSet<>();
 
     // Which sendable rows have been decided; allocated by the first decide.
     private boolean[] decided;
     private int undecided;
 
     private Round(int size) {
-      this.acks = new ArrayList<>(size);
       this.sendable = new ArrayList<>(size);
     }
 
@@ -132,20 +162,16 @@ final class RoundDecision {
     int undecided() {
       return decided == null ? sendable.size() : undecided;
     }
-
-    /** Forgets the acknowledgements and notices handed over so far; later decisions add anew. */
-    void recorded() {
-      acks.clear();
-      notices.clear();
-    }
   }
 
   /** A round that hands every claimed row back, uncharged: the way out of an unexpected error. */
   static Round handBack(List<ClaimedEvent> claimed) {
     Round r = new Round(claimed.size());
+    Verdict v = new Verdict();
     for (ClaimedEvent c : claimed) {
-      r.acks.add(Ack.release(c.seq()));
+      v.acks.add(Ack.release(c.seq()));
     }
+    r.prepared = v.done(false);
     return r;
   }
 
@@ -158,9 +184,10 @@ final class RoundDecision {
    */
   Round prepare(List<ClaimedEvent> claimed) {
     Round round = new Round(claimed.size());
+    Verdict v = new Verdict();
     for (ClaimedEvent c : claimed) {
       if (guardOrder && round.stopped.contains(c.aggregate())) {
-        round.acks.add(Ack.release(c.seq()));
+        v.acks.add(Ack.release(c.seq()));
       } else if (c.unreadable() != null) {
         // The reason can quote the row's text (a header name), written by any tool: escaped.
         log.error(
@@ -168,27 +195,29 @@ final class RoundDecision {
             settings.name,
             c.seq(),
             LogText.escape(c.unreadable()));
-        round.acks.add(Ack.dead(c.seq(), Failures.truncate(c.unreadable())));
+        v.acks.add(Ack.dead(c.seq(), Failures.truncate(c.unreadable())));
         round.stopped.add(c.aggregate());
       } else if (c.expired()) {
-        round.acks.add(Ack.expired(c.seq()));
-        round.notices.add(EventMdc.around(c.event(), () -> listener.expired(c.event())));
+        v.acks.add(Ack.expired(c.seq()));
+        v.notices.add(EventMdc.around(c.event(), () -> listener.expired(c.event())));
       } else {
         round.sendable.add(c);
       }
     }
+    round.prepared = v.done(false);
     return round;
   }
 
   /** The relay closed before sending: every sendable row goes straight back. */
-  void handBackUnsent(Round round) {
+  Decided handBackUnsent(Round round) {
+    Verdict v = new Verdict();
     for (ClaimedEvent c : round.sendable) {
-      round.acks.add(Ack.release(c.seq()));
+      v.acks.add(Ack.release(c.seq()));
     }
     round.decided = new boolean[round.sendable.size()];
     Arrays.fill(round.decided, true);
     round.undecided = 0;
-    round.interrupted = true;
+    return v.done(true);
   }
 
   /**
@@ -200,18 +229,15 @@ final class RoundDecision {
    *     results arrive
    * @param probing the outage breaker is probing with this single event
    */
-  void decide(Round round, Sender.Outcome outcome, boolean probing) {
+  Decided decide(Round round, Sender.Outcome outcome, boolean probing) {
     List<ClaimedEvent> sent = round.sendable;
     if (round.decided == null) {
       round.decided = new boolean[sent.size()];
       round.undecided = sent.size();
     }
-    round.interrupted = outcome.interrupted;
-    round.outage = null;
-    round.answered = false;
+    Verdict v = new Verdict();
     List<Integer> decidable = decidable(round, outcome.results);
-    String uniformReason =
-        transportClassifies ? null : uniformRetryReason(outcome.results, decidable);
+    String uniformReason = transportClassifies ? null : uniformRetryReason(outcome, decidable);
     Map<String, DestinationOutages.Trip> downThisRound = new LinkedHashMap<>();
     Map<String, Integer> heldPerDestination = new LinkedHashMap<>();
     for (int i : decidable) {
@@ -220,7 +246,7 @@ final class RoundDecision {
       round.decided[i] = true;
       round.undecided--;
       if (guardOrder && round.stopped.contains(c.aggregate())) {
-        behindAFailure(round, c, r);
+        behindAFailure(v, c, r);
         continue;
       }
       if (!r.isDelivered()) {
@@ -231,22 +257,22 @@ final class RoundDecision {
       }
       switch (r.status()) {
         case DELIVERED:
-          round.answered = true;
-          round.acks.add(Ack.published(c.seq()));
-          round.notices.add(() -> listener.published(c.event(), c.attempt(), lag(c.event())));
+          v.answered = true;
+          v.acks.add(Ack.published(c.seq()));
+          v.notices.add(() -> listener.published(c.event(), c.attempt(), lag(c.event())));
           break;
         case REJECT:
-          round.answered = true;
-          round.acks.add(dead(c, reason(r), round.notices));
+          v.answered = true;
+          v.acks.add(dead(c, reason(r), v.notices));
           break;
         case RETRY:
           if (probing) {
             Duration delay = retryDelay(c, r);
-            round.acks.add(Ack.retry(c.seq(), Micros.of(delay), reason(r), false));
-            round.outage = reason(r);
+            v.acks.add(Ack.retry(c.seq(), Micros.of(delay), reason(r), false));
+            v.outage = reason(r);
           } else {
-            round.answered = true;
-            round.acks.add(retryOrDead(c, r, round.notices));
+            v.answered = true;
+            v.acks.add(retryOrDead(c, r, v.notices));
           }
           break;
         case UNAVAILABLE:
@@ -257,33 +283,34 @@ final class RoundDecision {
             // One hold per destination and round: its events come back together, and are
             // recorded by one statement instead of one each.
             DestinationOutages.Trip trip = downThisRound.computeIfAbsent(scope, destinations::trip);
-            round.acks.add(Ack.hold(c.seq(), Micros.of(trip.hold), reason(r)));
+            v.acks.add(Ack.hold(c.seq(), Micros.of(trip.hold), reason(r)));
             heldPerDestination.merge(scope, 1, Integer::sum);
-            round.answered = true;
+            v.answered = true;
             break;
           }
           if (probing && !outcome.interrupted) {
             // Hold the probed event back a while (uncharged), so the next probe tries another
             // one: an event that alone looks like an outage must not wedge every probe.
             Duration hold = retryBackoff.cap(c.attempt());
-            round.acks.add(Ack.retry(c.seq(), Micros.of(hold), reason(r), false));
+            v.acks.add(Ack.retry(c.seq(), Micros.of(hold), reason(r), false));
           } else {
-            round.acks.add(Ack.release(c.seq()));
+            v.acks.add(Ack.release(c.seq()));
           }
-          round.outage = reason(r);
+          v.outage = reason(r);
           break;
         default:
           throw new AssertionError(r.status());
       }
     }
     downThisRound.forEach(
-        (scope, trip) -> reportDestinationDown(scope, trip, heldPerDestination.get(scope), round));
+        (scope, trip) -> reportDestinationDown(scope, trip, heldPerDestination.get(scope), v));
     if (round.answeredBefore) {
       // The rest of a batch the transport answered for: its failures are its destinations', not
       // an outage of the transport.
-      round.outage = null;
+      v.outage = null;
     }
-    round.answeredBefore |= round.answered;
+    round.answeredBefore |= v.answered;
+    return v.done(outcome.interrupted);
   }
 
   /**
@@ -315,14 +342,14 @@ final class RoundDecision {
    * the transport delivered it anyway (a transport that broke its promise of order, or a relay in
    * ordered mode fed by something else), which is then only recorded as what happened.
    */
-  private void behindAFailure(Round round, ClaimedEvent c, SendResult r) {
+  private void behindAFailure(Verdict v, ClaimedEvent c, SendResult r) {
     if (!r.isDelivered()) {
-      round.acks.add(Ack.release(c.seq()));
+      v.acks.add(Ack.release(c.seq()));
       return;
     }
-    round.answered = true;
-    round.acks.add(Ack.published(c.seq()));
-    round.notices.add(() -> listener.published(c.event(), c.attempt(), lag(c.event())));
+    v.answered = true;
+    v.acks.add(Ack.published(c.seq()));
+    v.notices.add(() -> listener.published(c.event(), c.attempt(), lag(c.event())));
     EventMdc.around(
             c.event(),
             () ->
@@ -339,14 +366,14 @@ final class RoundDecision {
    * and no delay of its own: what a transport that does not classify its failures answers for an
    * outage. Events the sender held back behind another do not count.
    */
-  private static String uniformRetryReason(List<SendResult> results, List<Integer> decidable) {
+  private static String uniformRetryReason(Sender.Outcome outcome, List<Integer> decidable) {
     String reason = null;
     int sent = 0;
     for (int i : decidable) {
-      SendResult r = results.get(i);
-      if (r == NOT_SENT_BEHIND) {
+      if (outcome.heldBehind(i)) {
         continue;
       }
+      SendResult r = outcome.results.get(i);
       if (r.status() != SendResult.Status.RETRY || r.retryAfter().isPresent()) {
         return null;
       }
@@ -362,7 +389,7 @@ final class RoundDecision {
   }
 
   private void reportDestinationDown(
-      String scope, DestinationOutages.Trip trip, int held, Round round) {
+      String scope, DestinationOutages.Trip trip, int held, Verdict v) {
     if (trip.started) {
       log.warn(
           "[{}] {} unavailable: holding back its {} events up to {} ms (uncharged, and again while"
@@ -379,7 +406,7 @@ final class RoundDecision {
           held,
           trip.cap.toMillis());
     }
-    round.notices.add(() -> listener.destinationUnavailable(scope, held, trip.cap));
+    v.notices.add(() -> listener.destinationUnavailable(scope, held, trip.cap));
   }
 
   private Ack retryOrDead(ClaimedEvent c, SendResult r, List<Runnable> notices) {

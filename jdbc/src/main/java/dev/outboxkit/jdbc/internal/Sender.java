@@ -8,6 +8,7 @@ import dev.outboxkit.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -47,8 +48,8 @@ import org.slf4j.LoggerFactory;
  *       confirmed is sent again.
  *   <li>In ordered mode, a batch that holds a run of one aggregate's events goes to a transport
  *       that does not keep order within a batch in waves: one event per aggregate per call, the
- *       next wave only with the aggregates whose previous event was delivered; the others get
- *       {@link RoundDecision#NOT_SENT_BEHIND}.
+ *       next wave only with the aggregates whose previous event was delivered; the others come back
+ *       unavailable and marked {@linkplain Outcome#heldBehind held behind}.
  *   <li>A send thread that ignores the interrupt is abandoned, counted and reported; the pool has
  *       at most {@link RelayThreads#MAX_SEND_THREADS} threads, so such a transport costs a bounded
  *       number of threads, and with every one stuck, batches are handed back as an outage.
@@ -72,6 +73,9 @@ final class Sender {
 
   private static final Logger log = LoggerFactory.getLogger("dev.outboxkit.jdbc.OutboxRelay");
 
+  private static final SendResult NOT_SENT_BEHIND =
+      SendResult.unavailable("not sent: an earlier event of its aggregate was not delivered");
+
   /** A batch's results so far and how the wait for them ended. */
   static final class Outcome {
     /** One per message; null where the send is still under way (see {@link #complete}). */
@@ -83,10 +87,26 @@ final class Sender {
     /** True when the calling thread was interrupted meanwhile (the relay is closing). */
     final boolean interrupted;
 
+    // The messages not sent because an earlier one of their aggregate was not delivered.
+    private final BitSet heldBehind;
+
     Outcome(List<SendResult> results, boolean timedOut, boolean interrupted) {
+      this(results, timedOut, interrupted, new BitSet());
+    }
+
+    Outcome(List<SendResult> results, boolean timedOut, boolean interrupted, BitSet heldBehind) {
       this.results = results;
       this.timedOut = timedOut;
       this.interrupted = interrupted;
+      this.heldBehind = heldBehind;
+    }
+
+    /**
+     * Whether message {@code i} was not sent because an earlier message of its aggregate was not
+     * delivered: its result says nothing of the transport.
+     */
+    boolean heldBehind(int i) {
+      return heldBehind.get(i);
     }
 
     /** Whether every message has its result. */
@@ -136,6 +156,7 @@ final class Sender {
   final class Started {
     private final List<OutboxMessage> messages;
     private final SendResult[] results;
+    private final BitSet heldBehind = new BitSet();
     private final long startNanos;
     private final long deadlineNanos;
     private final Call call;
@@ -196,6 +217,14 @@ final class Sender {
       }
     }
 
+    /** Results of a send in waves: those {@code heldBehind} were not sent at all. */
+    void completeAll(List<SendResult> all, BitSet heldBehind) {
+      synchronized (this) {
+        this.heldBehind.or(heldBehind);
+      }
+      completeAll(all);
+    }
+
     private synchronized void futures(List<CompletableFuture<SendResult>> futures) {
       this.futures = futures;
     }
@@ -211,7 +240,11 @@ final class Sender {
 
     /** A copy of the results so far. */
     private synchronized Outcome snapshot(boolean timedOut, boolean interrupted) {
-      return new Outcome(new ArrayList<>(Arrays.asList(results)), timedOut, interrupted);
+      return new Outcome(
+          new ArrayList<>(Arrays.asList(results)),
+          timedOut,
+          interrupted,
+          (BitSet) heldBehind.clone());
     }
 
     /**
@@ -484,7 +517,8 @@ final class Sender {
         if (messages.size() == 1 || settings.sendIndividually) {
           started.completeAll(oneByOne(messages));
         } else if (settings.ordered && !conduct.trustedWithOrder() && hasRuns(messages)) {
-          started.completeAll(sendInWaves(messages));
+          BitSet heldBehind = new BitSet();
+          started.completeAll(sendInWaves(messages, heldBehind), heldBehind);
         } else {
           sendAsync(started);
         }
@@ -525,8 +559,11 @@ final class Sender {
   /**
    * Sends wave after wave: the first event of each aggregate, then the second of each aggregate
    * whose first was delivered, and so on.
+   *
+   * @param heldBehind set to the messages not sent because an earlier one of their aggregate was
+   *     not delivered
    */
-  private List<SendResult> sendInWaves(List<OutboxMessage> messages) {
+  private List<SendResult> sendInWaves(List<OutboxMessage> messages, BitSet heldBehind) {
     int n = messages.size();
     String[] aggregate = new String[n];
     int[] wave = new int[n];
@@ -547,7 +584,8 @@ final class Sender {
           continue;
         }
         if (stopped.contains(aggregate[i])) {
-          results[i] = RoundDecision.NOT_SENT_BEHIND;
+          results[i] = NOT_SENT_BEHIND;
+          heldBehind.set(i);
         } else if (Thread.currentThread().isInterrupted()) {
           results[i] = SendResult.unavailable("not sent: the relay stopped the batch");
         } else {

@@ -32,34 +32,30 @@ final class Stragglers {
   /** Outcomes decided for one straggling batch, to record under its token. */
   static final class Part {
     final String token;
-    final List<Ack> acks;
-    final List<Runnable> notices;
+    final RoundDecision.Decided decided;
 
-    /** The reason of an outage this part suggests, or null. */
-    final String outage;
-
-    /** True when the transport answered for at least one event of this part. */
-    final boolean answered;
-
-    Part(String token, RoundDecision.Round round) {
+    Part(String token, RoundDecision.Decided decided) {
       this.token = token;
-      this.acks = new ArrayList<>(round.acks);
-      this.notices = new ArrayList<>(round.notices);
-      this.outage = round.outage;
-      this.answered = round.answered;
+      this.decided = decided;
     }
   }
 
   private final List<Entry> entries = new ArrayList<>();
+  private final Sender sender;
+  private final RoundDecision decision;
   private final Runnable wake;
   private int events;
   private boolean progress;
 
   /**
+   * @param sender polls and stops the sends under way
+   * @param decision decides their results as they arrive
    * @param wake called (on whatever thread completed a send) when a straggler's result arrives, so
    *     an idle relay records it soon
    */
-  Stragglers(Runnable wake) {
+  Stragglers(Sender sender, RoundDecision decision, Runnable wake) {
+    this.sender = sender;
+    this.decision = decision;
     this.wake = wake;
   }
 
@@ -108,30 +104,29 @@ final class Stragglers {
    *
    * @return the parts to record, one per batch that has new outcomes
    */
-  synchronized List<Part> collect(Sender sender, RoundDecision decision) {
+  synchronized List<Part> collect() {
     if (entries.isEmpty() || (!progress && System.nanoTime() - nextDeadlineNanos() < 0)) {
       return List.of(); // nothing arrived and no time limit passed: every acknowledgement asks
     }
     progress = false;
-    return decideAll(sender, decision, false);
+    return decideAll(false);
   }
 
   /** Stops every send under way (the relay is closing) and decides all of them. */
-  synchronized List<Part> stopAll(Sender sender, RoundDecision decision) {
-    return decideAll(sender, decision, true);
+  synchronized List<Part> stopAll() {
+    return decideAll(true);
   }
 
-  private List<Part> decideAll(Sender sender, RoundDecision decision, boolean stop) {
+  private List<Part> decideAll(boolean stop) {
     List<Part> parts = new ArrayList<>();
     for (Iterator<Entry> it = entries.iterator(); it.hasNext(); ) {
       Entry e = it.next();
       int before = undecided(e.round);
       Sender.Outcome outcome = stop ? sender.stop(e.sending, true) : sender.poll(e.sending);
-      decision.decide(e.round, outcome, false);
+      RoundDecision.Decided decided = decision.decide(e.round, outcome, false);
       events -= before - undecided(e.round);
-      if (!e.round.acks.isEmpty()) {
-        parts.add(new Part(e.token, e.round));
-        e.round.recorded();
+      if (!decided.acks.isEmpty()) {
+        parts.add(new Part(e.token, decided));
       }
       if (e.round.settled()) {
         it.remove();

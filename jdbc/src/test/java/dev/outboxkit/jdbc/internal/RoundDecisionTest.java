@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -82,9 +83,9 @@ class RoundDecisionTest {
     RoundDecision decision = decision(true, false, false, 3);
     RoundDecision.Round round = decision.prepare(List.of(claimed(1, "A", 0, 1)));
 
-    decision.decide(round, outcome(result, 1), false);
+    RoundDecision.Decided decided = decision.decide(round, outcome(result, 1), false);
 
-    Ack ack = round.acks.get(0);
+    Ack ack = decided.acks.get(0);
     assertThat(ack.kind()).isEqualTo(kind);
     assertThat(ack.charged()).isEqualTo(charged);
     if (delayMillis >= 0) {
@@ -92,8 +93,8 @@ class RoundDecisionTest {
     } else {
       assertThat(ack.delayMicros()).isBetween(0L, RETRY_CAP.toNanos() / 1000);
     }
-    assertThat(round.outage != null).isEqualTo(outage);
-    assertThat(round.answered).isEqualTo(answered);
+    assertThat(decided.outage != null).isEqualTo(outage);
+    assertThat(decided.answered).isEqualTo(answered);
   }
 
   @Test
@@ -101,11 +102,11 @@ class RoundDecisionTest {
     RoundDecision decision = decision(true, false, false, 3);
     RoundDecision.Round round = decision.prepare(List.of(claimed(1, "A", 0, 3)));
 
-    decision.decide(round, outcome("retry", 1), false);
+    RoundDecision.Decided decided = decision.decide(round, outcome("retry", 1), false);
 
-    assertThat(round.acks.get(0).kind()).isEqualTo(Ack.Kind.DEAD);
-    assertThat(round.acks.get(0).error()).startsWith("gave up after 3 attempts: ");
-    assertThat(notices(round)).containsExactly("dead A0");
+    assertThat(decided.acks.get(0).kind()).isEqualTo(Ack.Kind.DEAD);
+    assertThat(decided.acks.get(0).error()).startsWith("gave up after 3 attempts: ");
+    assertThat(notices(decided)).containsExactly("dead A0");
   }
 
   @ParameterizedTest(name = "probing, {0}")
@@ -114,14 +115,14 @@ class RoundDecisionTest {
     RoundDecision decision = decision(true, false, false, 3);
     RoundDecision.Round round = decision.prepare(List.of(claimed(1, "A", 0, 1)));
 
-    decision.decide(round, outcome(result, 1), true);
+    RoundDecision.Decided decided = decision.decide(round, outcome(result, 1), true);
 
-    Ack ack = round.acks.get(0);
+    Ack ack = decided.acks.get(0);
     assertThat(ack.kind()).isEqualTo(Ack.Kind.RETRY);
     assertThat(ack.charged()).isFalse();
     assertThat(ack.delayMicros()).isPositive();
-    assertThat(round.outage).isNotNull();
-    assertThat(round.answered).isFalse();
+    assertThat(decided.outage).isNotNull();
+    assertThat(decided.answered).isFalse();
   }
 
   @Test
@@ -131,15 +132,41 @@ class RoundDecisionTest {
       RoundDecision.Round round =
           decision.prepare(List.of(claimed(1, "A", 0, 1), claimed(2, "B", 0, 1)));
 
-      decision.decide(round, outcome("retry", 2), false);
+      RoundDecision.Decided decided = decision.decide(round, outcome("retry", 2), false);
 
-      assertThat(kinds(round))
+      assertThat(kinds(decided))
           .as("classifies: %s", classifies)
           .containsExactly(
               classifies ? Ack.Kind.RETRY : Ack.Kind.RELEASE,
               classifies ? Ack.Kind.RETRY : Ack.Kind.RELEASE);
-      assertThat(round.outage != null).isEqualTo(!classifies);
+      assertThat(decided.outage != null).isEqualTo(!classifies);
     }
+  }
+
+  @Test
+  void events_held_behind_in_a_wave_do_not_break_a_uniform_retry() {
+    RoundDecision decision = decision(false, false, true, 3);
+    RoundDecision.Round round =
+        decision.prepare(
+            List.of(claimed(1, "A", 0, 1), claimed(2, "A", 1, 1), claimed(3, "B", 0, 1)));
+    BitSet heldBehind = new BitSet();
+    heldBehind.set(1);
+
+    RoundDecision.Decided decided =
+        decision.decide(
+            round,
+            new Sender.Outcome(
+                Arrays.asList(
+                    SendResult.retry("down", null),
+                    SendResult.unavailable("not sent: an earlier event of its aggregate failed"),
+                    SendResult.retry("down", null)),
+                false,
+                false,
+                heldBehind),
+            false);
+
+    assertThat(decided.outage).as("two sent, both the same retry: an outage").isEqualTo("down");
+    assertThat(kinds(decided)).containsOnly(Ack.Kind.RELEASE);
   }
 
   @Test
@@ -148,11 +175,11 @@ class RoundDecisionTest {
     RoundDecision.Round round =
         decision.prepare(List.of(claimed(1, "A", 0, 1), claimed(2, "B", 0, 1)));
 
-    decision.decide(round, outcome("retry after 2s", 2), false);
+    RoundDecision.Decided decided = decision.decide(round, outcome("retry after 2s", 2), false);
 
-    assertThat(kinds(round)).containsExactly(Ack.Kind.RETRY, Ack.Kind.RETRY);
-    assertThat(round.acks).allSatisfy(a -> assertThat(a.delayMicros()).isEqualTo(2_000_000));
-    assertThat(round.outage).isNull();
+    assertThat(kinds(decided)).containsExactly(Ack.Kind.RETRY, Ack.Kind.RETRY);
+    assertThat(decided.acks).allSatisfy(a -> assertThat(a.delayMicros()).isEqualTo(2_000_000));
+    assertThat(decided.outage).isNull();
   }
 
   @Test
@@ -162,20 +189,21 @@ class RoundDecisionTest {
         decision.prepare(
             List.of(claimed(1, "A", 0, 1), claimed(2, "B", 0, 1), claimed(3, "C", 0, 1)));
 
-    decision.decide(
-        round,
-        new Sender.Outcome(
-            List.of(
-                SendResult.unavailable("down", "endpoint x"),
-                SendResult.delivered(),
-                SendResult.unavailable("down", "endpoint x")),
-            false,
-            false),
-        false);
+    RoundDecision.Decided decided =
+        decision.decide(
+            round,
+            new Sender.Outcome(
+                List.of(
+                    SendResult.unavailable("down", "endpoint x"),
+                    SendResult.delivered(),
+                    SendResult.unavailable("down", "endpoint x")),
+                false,
+                false),
+            false);
 
-    assertThat(kinds(round)).containsExactly(Ack.Kind.HOLD, Ack.Kind.PUBLISHED, Ack.Kind.HOLD);
-    assertThat(round.acks.get(0).delayMicros()).isEqualTo(round.acks.get(2).delayMicros());
-    assertThat(notices(round)).containsExactly("published B0", "down endpoint x 2");
+    assertThat(kinds(decided)).containsExactly(Ack.Kind.HOLD, Ack.Kind.PUBLISHED, Ack.Kind.HOLD);
+    assertThat(decided.acks.get(0).delayMicros()).isEqualTo(decided.acks.get(2).delayMicros());
+    assertThat(notices(decided)).containsExactly("published B0", "down endpoint x 2");
   }
 
   @Test
@@ -186,9 +214,9 @@ class RoundDecisionTest {
         decision.prepare(
             List.of(ClaimedEvent.unreadable(1, 1, "Order", "A", "bad headers"), expired));
 
-    assertThat(kinds(round)).containsExactly(Ack.Kind.DEAD, Ack.Kind.EXPIRED);
+    assertThat(kinds(round.prepared)).containsExactly(Ack.Kind.DEAD, Ack.Kind.EXPIRED);
     assertThat(round.sendable).isEmpty();
-    assertThat(notices(round)).containsExactly("expired B0");
+    assertThat(notices(round.prepared)).containsExactly("expired B0");
   }
 
   /**
@@ -213,15 +241,22 @@ class RoundDecisionTest {
             result(failure),
             SendResult.delivered(),
             SendResult.retry("held back behind A1", null),
-            RoundDecision.NOT_SENT_BEHIND);
+            SendResult.unavailable(
+                "not sent: an earlier event of its aggregate was not delivered"));
+    BitSet heldBehind = new BitSet();
+    heldBehind.set(4);
 
-    decision.decide(round, new Sender.Outcome(results, failure.equals("timed out"), false), false);
+    RoundDecision.Decided decided =
+        decision.decide(
+            round,
+            new Sender.Outcome(results, failure.equals("timed out"), false, heldBehind),
+            false);
 
-    assertThat(kinds(round).subList(3, 5)).containsExactly(Ack.Kind.RELEASE, Ack.Kind.RELEASE);
-    assertThat(round.acks.subList(3, 5)).noneMatch(Ack::charged);
-    assertThat(kinds(round).get(0)).isEqualTo(Ack.Kind.PUBLISHED);
-    assertThat(kinds(round).get(2)).isEqualTo(Ack.Kind.PUBLISHED);
-    assertThat(notices(round)).doesNotContain("retried A2", "retried A3");
+    assertThat(kinds(decided).subList(3, 5)).containsExactly(Ack.Kind.RELEASE, Ack.Kind.RELEASE);
+    assertThat(decided.acks.subList(3, 5)).noneMatch(Ack::charged);
+    assertThat(kinds(decided).get(0)).isEqualTo(Ack.Kind.PUBLISHED);
+    assertThat(kinds(decided).get(2)).isEqualTo(Ack.Kind.PUBLISHED);
+    assertThat(notices(decided)).doesNotContain("retried A2", "retried A3");
   }
 
   @Test
@@ -234,7 +269,7 @@ class RoundDecisionTest {
                 claimed(2, "A", 1, 1),
                 claimed(3, "B", 0, 1)));
 
-    assertThat(kinds(round)).containsExactly(Ack.Kind.DEAD, Ack.Kind.RELEASE);
+    assertThat(kinds(round.prepared)).containsExactly(Ack.Kind.DEAD, Ack.Kind.RELEASE);
     assertThat(round.sendable).extracting(ClaimedEvent::seq).containsExactly(3L);
   }
 
@@ -244,14 +279,17 @@ class RoundDecisionTest {
     RoundDecision.Round round =
         decision.prepare(List.of(claimed(1, "A", 0, 1), claimed(2, "A", 1, 1)));
 
-    decision.decide(
-        round,
-        new Sender.Outcome(
-            List.of(SendResult.reject("bad"), SendResult.retry("own failure", null)), false, false),
-        false);
+    RoundDecision.Decided decided =
+        decision.decide(
+            round,
+            new Sender.Outcome(
+                List.of(SendResult.reject("bad"), SendResult.retry("own failure", null)),
+                false,
+                false),
+            false);
 
-    assertThat(kinds(round)).containsExactly(Ack.Kind.DEAD, Ack.Kind.RETRY);
-    assertThat(round.acks.get(1).charged()).isTrue();
+    assertThat(kinds(decided)).containsExactly(Ack.Kind.DEAD, Ack.Kind.RETRY);
+    assertThat(decided.acks.get(1).charged()).isTrue();
   }
 
   @Test
@@ -260,16 +298,17 @@ class RoundDecisionTest {
     RoundDecision.Round round =
         decision.prepare(List.of(claimed(1, "A", 0, 1), claimed(2, "A", 1, 1)));
 
-    decision.decide(
-        round,
-        new Sender.Outcome(
-            List.of(SendResult.reject("bad"), SendResult.retry("not sent: A0 failed", null)),
-            false,
-            false),
-        false);
+    RoundDecision.Decided decided =
+        decision.decide(
+            round,
+            new Sender.Outcome(
+                List.of(SendResult.reject("bad"), SendResult.retry("not sent: A0 failed", null)),
+                false,
+                false),
+            false);
 
-    assertThat(kinds(round)).containsExactly(Ack.Kind.DEAD, Ack.Kind.RELEASE);
-    assertThat(round.acks.get(1).charged()).isFalse();
+    assertThat(kinds(decided)).containsExactly(Ack.Kind.DEAD, Ack.Kind.RELEASE);
+    assertThat(decided.acks.get(1).charged()).isFalse();
   }
 
   @Test
@@ -278,13 +317,15 @@ class RoundDecisionTest {
     RoundDecision.Round round =
         decision.prepare(List.of(claimed(1, "A", 0, 1), claimed(2, "A", 1, 1)));
 
-    decision.decide(
-        round,
-        new Sender.Outcome(List.of(SendResult.reject("bad"), SendResult.delivered()), false, false),
-        false);
+    RoundDecision.Decided decided =
+        decision.decide(
+            round,
+            new Sender.Outcome(
+                List.of(SendResult.reject("bad"), SendResult.delivered()), false, false),
+            false);
 
     // The transport broke its promise; what it delivered is the truth the table must record.
-    assertThat(kinds(round)).containsExactly(Ack.Kind.DEAD, Ack.Kind.PUBLISHED);
+    assertThat(kinds(decided)).containsExactly(Ack.Kind.DEAD, Ack.Kind.PUBLISHED);
   }
 
   // ------------------------------------------------ a round decided in parts (results arriving)
@@ -296,29 +337,31 @@ class RoundDecisionTest {
         decision.prepare(
             List.of(claimed(1, "A", 0, 1), claimed(2, "B", 0, 1), claimed(3, "C", 0, 1)));
 
-    decision.decide(round, arrived(SendResult.delivered(), null, null), false);
+    RoundDecision.Decided decided =
+        decision.decide(round, arrived(SendResult.delivered(), null, null), false);
 
-    assertThat(kinds(round)).containsExactly(Ack.Kind.PUBLISHED);
+    assertThat(kinds(decided)).containsExactly(Ack.Kind.PUBLISHED);
     assertThat(round.undecided()).isEqualTo(2);
     assertThat(round.settled()).isFalse();
-    round.recorded();
 
-    decision.decide(round, arrived(SendResult.delivered(), null, SendResult.reject("bad")), false);
+    decided =
+        decision.decide(
+            round, arrived(SendResult.delivered(), null, SendResult.reject("bad")), false);
 
-    assertThat(round.acks).extracting(Ack::seq).containsExactly(3L);
-    assertThat(kinds(round)).containsExactly(Ack.Kind.DEAD);
-    round.recorded();
+    assertThat(decided.acks).extracting(Ack::seq).containsExactly(3L);
+    assertThat(kinds(decided)).containsExactly(Ack.Kind.DEAD);
 
-    decision.decide(
-        round,
-        timedOut(
-            SendResult.delivered(),
-            SendResult.unavailable("send timed out after PT10S: not confirmed"),
-            SendResult.reject("bad")),
-        false);
+    decided =
+        decision.decide(
+            round,
+            timedOut(
+                SendResult.delivered(),
+                SendResult.unavailable("send timed out after PT10S: not confirmed"),
+                SendResult.reject("bad")),
+            false);
 
-    assertThat(round.acks).extracting(Ack::seq).containsExactly(2L);
-    assertThat(kinds(round)).containsExactly(Ack.Kind.RELEASE);
+    assertThat(decided.acks).extracting(Ack::seq).containsExactly(2L);
+    assertThat(kinds(decided)).containsExactly(Ack.Kind.RELEASE);
     assertThat(round.settled()).isTrue();
   }
 
@@ -333,22 +376,24 @@ class RoundDecisionTest {
         decision.prepare(
             List.of(claimed(1, "A", 0, 1), claimed(2, "A", 1, 1), claimed(3, "B", 0, 1)));
 
-    decision.decide(round, arrived(null, SendResult.delivered(), SendResult.delivered()), false);
+    RoundDecision.Decided decided =
+        decision.decide(
+            round, arrived(null, SendResult.delivered(), SendResult.delivered()), false);
 
-    assertThat(round.acks).extracting(Ack::seq).containsExactly(3L);
-    round.recorded();
+    assertThat(decided.acks).extracting(Ack::seq).containsExactly(3L);
 
-    decision.decide(
-        round,
-        arrived(
-            SendResult.retry("A0 failed", null),
-            SendResult.retry("not sent: an earlier event failed", null),
-            SendResult.delivered()),
-        false);
+    decided =
+        decision.decide(
+            round,
+            arrived(
+                SendResult.retry("A0 failed", null),
+                SendResult.retry("not sent: an earlier event failed", null),
+                SendResult.delivered()),
+            false);
 
-    assertThat(kinds(round)).containsExactly(Ack.Kind.RETRY, Ack.Kind.RELEASE);
-    assertThat(round.acks.get(0).charged()).isTrue();
-    assertThat(round.acks.get(1).charged()).isFalse();
+    assertThat(kinds(decided)).containsExactly(Ack.Kind.RETRY, Ack.Kind.RELEASE);
+    assertThat(decided.acks.get(0).charged()).isTrue();
+    assertThat(decided.acks.get(1).charged()).isFalse();
   }
 
   /**
@@ -360,21 +405,22 @@ class RoundDecisionTest {
     RoundDecision decision = decision(true, false, false, 3);
     RoundDecision.Round round =
         decision.prepare(List.of(claimed(1, "A", 0, 1), claimed(2, "B", 0, 1)));
-    decision.decide(round, arrived(SendResult.delivered(), null), false);
-    assertThat(round.answered).isTrue();
-    round.recorded();
+    RoundDecision.Decided decided =
+        decision.decide(round, arrived(SendResult.delivered(), null), false);
+    assertThat(decided.answered).isTrue();
 
-    decision.decide(
-        round,
-        timedOut(
-            SendResult.delivered(),
-            SendResult.unavailable("send timed out after PT10S: not confirmed")),
-        false);
+    decided =
+        decision.decide(
+            round,
+            timedOut(
+                SendResult.delivered(),
+                SendResult.unavailable("send timed out after PT10S: not confirmed")),
+            false);
 
-    assertThat(kinds(round)).containsExactly(Ack.Kind.RELEASE);
-    assertThat(round.acks.get(0).charged()).isFalse();
-    assertThat(round.outage).isNull();
-    assertThat(round.answered).isFalse();
+    assertThat(kinds(decided)).containsExactly(Ack.Kind.RELEASE);
+    assertThat(decided.acks.get(0).charged()).isFalse();
+    assertThat(decided.outage).isNull();
+    assertThat(decided.answered).isFalse();
   }
 
   private RoundDecision decision(
@@ -456,12 +502,12 @@ class RoundDecisionTest {
     }
   }
 
-  private static List<Ack.Kind> kinds(RoundDecision.Round round) {
-    return round.acks.stream().map(Ack::kind).collect(Collectors.toList());
+  private static List<Ack.Kind> kinds(RoundDecision.Decided decided) {
+    return decided.acks.stream().map(Ack::kind).collect(Collectors.toList());
   }
 
-  private List<String> notices(RoundDecision.Round round) {
-    round.notices.forEach(Runnable::run);
+  private List<String> notices(RoundDecision.Decided decided) {
+    decided.notices.forEach(Runnable::run);
     return heard;
   }
 }

@@ -10,11 +10,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
 import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -113,7 +111,7 @@ public final class MessageFactory {
 
   private Message body(Session session, OutboxEvent event) throws JMSException {
     if (textMessages) {
-      Optional<Charset> charset = textCharset(event.contentType());
+      Optional<Charset> charset = ContentTypes.textCharset(event.contentType());
       if (charset.isPresent()) {
         String text = decode(event.payload(), charset.get());
         if (text != null) {
@@ -135,47 +133,6 @@ public final class MessageFactory {
       }
     }
     return event.id().toString();
-  }
-
-  /**
-   * The charset of a textual content type: {@code text/*}, JSON, XML, YAML and JavaScript types
-   * (including {@code +json} and {@code +xml} suffixes), with the {@code charset} parameter if
-   * given, else UTF-8.
-   *
-   * @param contentType a media type, possibly with parameters
-   * @return the charset, or empty for a type that is not textual or names an unknown charset
-   */
-  public static Optional<Charset> textCharset(String contentType) {
-    String[] parts = contentType.split(";");
-    String mime = parts[0].strip().toLowerCase(Locale.ROOT);
-    boolean text =
-        mime.startsWith("text/")
-            || mime.equals("application/json")
-            || mime.endsWith("+json")
-            || mime.equals("application/xml")
-            || mime.endsWith("+xml")
-            || mime.equals("application/yaml")
-            || mime.equals("application/x-yaml")
-            || mime.equals("application/javascript");
-    if (!text) {
-      return Optional.empty();
-    }
-    for (int i = 1; i < parts.length; i++) {
-      String p = parts[i].strip();
-      int eq = p.indexOf('=');
-      if (eq > 0 && p.substring(0, eq).strip().equalsIgnoreCase("charset")) {
-        String name = p.substring(eq + 1).strip();
-        if (name.length() >= 2 && name.startsWith("\"") && name.endsWith("\"")) {
-          name = name.substring(1, name.length() - 1);
-        }
-        try {
-          return Optional.of(Charset.forName(name));
-        } catch (IllegalArgumentException e) {
-          return Optional.empty(); // unknown or illegal charset name: keep the bytes as they are
-        }
-      }
-    }
-    return Optional.of(StandardCharsets.UTF_8);
   }
 
   /** Decodes strictly; null if the bytes are not valid in the charset. */
