@@ -2,11 +2,14 @@ package dev.outboxkit.jdbc.internal;
 
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one home of the relay's claim: which claim runs (unordered, ordered, or the sparse ordered
@@ -15,11 +18,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * ahead?" question the pipeline asks. Transactions and acknowledgements are {@link RelayStore}'s.
  */
 final class Claimer {
+  private static final Logger log = LoggerFactory.getLogger("dev.outboxkit.jdbc.OutboxRelay");
+
   private final RelaySettings settings;
   private final RelayStore store;
   private final String owner;
   private final Duration maxWaitBeforeSend;
   private final AtomicLong batches = new AtomicLong();
+  private final Duration reclaimEvery;
+  private volatile Instant lastReclaim;
 
   /**
    * Set when the last ordered claim came back short, i.e. its scan found fewer claimable heads than
@@ -39,6 +46,8 @@ final class Claimer {
     // Half of what the lease leaves beyond a send; the other half is the acknowledgement's, as
     // OutboxRelay.Builder sizes the default statement timeout.
     this.maxWaitBeforeSend = settings.leaseDuration.minus(settings.sendTimeout).dividedBy(2);
+    Duration half = settings.leaseDuration.dividedBy(2);
+    this.reclaimEvery = half.compareTo(Duration.ofSeconds(5)) < 0 ? half : Duration.ofSeconds(5);
   }
 
   /** {@return a new claim's lease owner: the relay's owner and a batch number} */
@@ -122,6 +131,33 @@ final class Claimer {
     return headsScarce && claims.hasSparseClaim()
         ? ClaimStrategy.Mode.ORDERED_SPARSE
         : ClaimStrategy.Mode.ORDERED;
+  }
+
+  /**
+   * Hands rows whose lease ran out back to PENDING (or DEAD after too many losses), at most every
+   * half lease and at least every 5 s: they become claimable again.
+   */
+  void recoverLeasesIfDue() throws SQLException {
+    Instant now = settings.clock.instant();
+    if (lastReclaim == null || !now.isBefore(lastReclaim.plus(reclaimEvery))) {
+      lastReclaim = now;
+      RelayStore.Reclaimed reclaimed = store.reclaimExpiredLeases(settings.leaseLossesBeforeDead);
+      if (reclaimed.pending > 0) {
+        log.warn(
+            "[{}] recovered {} events whose lease expired (a relay died or stalled mid-batch);"
+                + " no attempt is charged for it",
+            settings.name,
+            reclaimed.pending);
+      }
+      if (reclaimed.dead > 0) {
+        log.warn(
+            "[{}] quarantined {} events as DEAD: their lease expired {} times without an outcome,"
+                + " so each is the likely reason the relays holding it died or hung",
+            settings.name,
+            reclaimed.dead,
+            settings.leaseLossesBeforeDead);
+      }
+    }
   }
 
   /**

@@ -1,17 +1,13 @@
 package dev.outboxkit.jdbc.internal;
 
-import dev.outboxkit.Failures;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.Transport;
 import dev.outboxkit.jdbc.RelayListener;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +23,6 @@ import org.slf4j.LoggerFactory;
  */
 final class RelayCycle {
   private static final Logger log = LoggerFactory.getLogger("dev.outboxkit.jdbc.OutboxRelay");
-  private static final int ACK_TRIES = 3;
 
   /**
    * Events a relay leaves to finish on their own, at most, in batches' worth: beyond, a batch waits
@@ -38,18 +33,14 @@ final class RelayCycle {
   private final RelaySettings settings;
   private final RelayStore store;
   private final Claimer claimer;
+  private final Recorder recorder;
   private final OutageBreaker breaker;
   private final RelayListener listener;
   private final Sender sender;
   private final RoundDecision decision;
   private final BooleanSupplier stopping;
-  private final Duration reclaimEvery;
   private final Stragglers stragglers;
   private final int maxStragglers;
-  private final AtomicLong acknowledged = new AtomicLong();
-  // Outcomes recorded, by Ack.Kind ordinal (lease losses included: what this relay wrote down).
-  private final AtomicLongArray outcomes = new AtomicLongArray(Ack.Kind.values().length);
-  private volatile Instant lastReclaim;
 
   /**
    * Wires one relay's cycle; see {@code OutboxRelay.Builder} for the meaning of each part.
@@ -92,8 +83,7 @@ final class RelayCycle {
             stuck -> notify(() -> listener.sendAbandoned(stuck)));
     this.stopping = stopping;
     this.claimer = new Claimer(settings, store, owner);
-    Duration half = settings.leaseDuration.dividedBy(2);
-    this.reclaimEvery = half.compareTo(Duration.ofSeconds(5)) < 0 ? half : Duration.ofSeconds(5);
+    this.recorder = new Recorder(settings, store, claimer, listener);
     this.stragglers = new Stragglers(sender, decision, wake);
     this.maxStragglers = MAX_STRAGGLING_BATCHES * settings.batchSize;
   }
@@ -103,11 +93,7 @@ final class RelayCycle {
    * Ack.Kind#ordinal()}}
    */
   public long[] outcomes() {
-    long[] copy = new long[outcomes.length()];
-    for (int i = 0; i < copy.length; i++) {
-      copy[i] = outcomes.get(i);
-    }
-    return copy;
+    return recorder.outcomes();
   }
 
   /** Send threads abandoned in a transport that ignored their interrupt, still stuck there. */
@@ -120,7 +106,7 @@ final class RelayCycle {
    * came after progress (its pause then starts over) or after another failure (the pause grows).
    */
   public long roundsAcknowledged() {
-    return acknowledged.get();
+    return recorder.roundsAcknowledged();
   }
 
   /** The outage breaker, for the relay loop's pauses. */
@@ -141,7 +127,7 @@ final class RelayCycle {
     if (!breaker.pauseLeft().isZero()) {
       return 0;
     }
-    reclaimIfDue();
+    claimer.recoverLeasesIfDue();
     Batch batch = claim(breaker.probing());
     if (batch == null) {
       return 0;
@@ -149,7 +135,7 @@ final class RelayCycle {
     start(batch);
     finish(batch, false);
     acknowledge(batch, false);
-    rethrow(batch);
+    batch.rethrowFailure();
     return batch.claimed.size();
   }
 
@@ -173,16 +159,10 @@ final class RelayCycle {
    * @throws SQLException as {@link #runOnce()}, once every claimed row got its outcome
    */
   public int runWhileFull() throws SQLException {
-    settleStragglers();
-    if (!breaker.pauseLeft().isZero()) {
-      return 0;
-    }
-    reclaimIfDue();
-    Batch current = claim(breaker.probing());
+    Batch current = claimFirst();
     if (current == null) {
       return 0;
     }
-    start(current);
     Batch ahead = null; // claimed in the last acknowledgement's transaction, not yet started
     boolean aheadTried = false; // that transaction claimed, maybe nothing
     int total = 0;
@@ -191,7 +171,7 @@ final class RelayCycle {
       try {
         // Here, as the current batch's send begins, its lease is fresh: the recovery of expired
         // leases must never meet this relay's own rows still being sent or waiting to be.
-        reclaimIfDue();
+        claimer.recoverLeasesIfDue();
         if (!aheadTried && claimsAhead(current)) {
           ahead = claim(false);
         }
@@ -213,12 +193,7 @@ final class RelayCycle {
       boolean failed = current.failure != null || claimFailure != null;
       switch (Pipeline.afterAck(failed, seen, plan, claimed != null)) {
         case FAIL:
-          if (ahead != null) {
-            finish(ahead, false);
-            acknowledge(ahead, false);
-          }
-          rethrow(current);
-          throw rethrowable(claimFailure);
+          throw failure(current, ahead, claimFailure);
         case DONE:
           return total;
         case HAND_BACK_AHEAD:
@@ -238,6 +213,23 @@ final class RelayCycle {
           throw new AssertionError();
       }
     }
+  }
+
+  /**
+   * The pipeline's first batch, claimed and started after recording what stragglers brought; null
+   * if the transport is paused for an outage or nothing is claimable.
+   */
+  private Batch claimFirst() throws SQLException {
+    settleStragglers();
+    if (!breaker.pauseLeft().isZero()) {
+      return null;
+    }
+    claimer.recoverLeasesIfDue();
+    Batch first = claim(breaker.probing());
+    if (first != null) {
+      start(first);
+    }
+    return first;
   }
 
   /** What the pipeline decides by, once the batch in flight has its results. */
@@ -278,6 +270,20 @@ final class RelayCycle {
     }
   }
 
+  /**
+   * After a round or the claim ahead failed: settles the batch claimed ahead, then throws the
+   * round's failure, else returns the claim's (an unchecked one is thrown as it is).
+   */
+  private SQLException failure(Batch current, Batch ahead, Throwable claimFailure)
+      throws SQLException {
+    if (ahead != null) {
+      finish(ahead, false);
+      acknowledge(ahead, false);
+    }
+    current.rethrowFailure();
+    return rethrowable(claimFailure);
+  }
+
   /** A failure caught while claiming ahead, to throw as it is. */
   private static SQLException rethrowable(Throwable claimFailure) {
     if (claimFailure instanceof SQLException) {
@@ -292,45 +298,6 @@ final class RelayCycle {
   /** Whether the next round is claimed while this one is sent; never once the relay is closing. */
   private boolean claimsAhead(Batch batch) {
     return claimer.claimsAhead(batch.claimed, batch.probing) && !stopping.getAsBoolean();
-  }
-
-  /** One claimed batch on its way through a round. */
-  private static final class Batch {
-    final String token;
-    final List<ClaimedEvent> claimed;
-    final boolean probing;
-    final long claimedAt;
-    RoundDecision.Round round;
-    // Decided, not yet recorded: what the next acknowledgement writes.
-    final List<RoundDecision.Decided> unrecorded = new ArrayList<>();
-    // The last decision came from a send cut short by the relay closing.
-    boolean interrupted;
-    Sender.Started sending;
-    // Its sends left to finish on their own, handed to the stragglers once the rest is recorded.
-    Sender.Started straggling;
-    long sendStart;
-    Duration sendTime = Duration.ZERO;
-    Throwable failure;
-
-    Batch(String token, List<ClaimedEvent> claimed, boolean probing, long claimedAt) {
-      this.token = token;
-      this.claimed = claimed;
-      this.probing = probing;
-      this.claimedAt = claimedAt;
-    }
-
-    /** Starts the batch's decisions over with {@code round}, dropping what was decided before. */
-    void begin(RoundDecision.Round round) {
-      this.round = round;
-      unrecorded.clear();
-      unrecorded.add(round.prepared);
-      interrupted = false;
-    }
-
-    void apply(RoundDecision.Decided decided) {
-      unrecorded.add(decided);
-      interrupted = decided.interrupted;
-    }
   }
 
   /** Claims a batch (one event while probing); null if none is claimable. */
@@ -389,7 +356,7 @@ final class RelayCycle {
       Sender.Started sending = batch.sending;
       batch.sending = null;
       try {
-        Sender.Outcome outcome;
+        SendOutcome outcome;
         while (true) {
           int room = mayLeave && !batch.probing ? maxStragglers - stragglers.events() : 0;
           outcome = sender.await(sending, room, stragglers.nextDeadlineNanos());
@@ -437,11 +404,7 @@ final class RelayCycle {
     List<RelayStore.OwnedAcks> parts = new ArrayList<>(late.size() + 1);
     List<Ack> acks = new ArrayList<>();
     List<Runnable> notices = new ArrayList<>();
-    for (RoundDecision.Decided decided : batch.unrecorded) {
-      acks.addAll(decided.acks);
-      notices.addAll(decided.notices);
-    }
-    batch.unrecorded.clear();
+    batch.takeUnrecorded(acks, notices);
     parts.add(new RelayStore.OwnedAcks(batch.token, acks));
     for (Stragglers.Part part : late) {
       parts.add(new RelayStore.OwnedAcks(part.token, part.decided.acks));
@@ -460,104 +423,18 @@ final class RelayCycle {
   private Batch recordRound(
       Batch batch, List<RelayStore.OwnedAcks> parts, List<Runnable> notices, boolean claimNext)
       throws SQLException {
-    int acks = size(parts);
     long ackStart = System.nanoTime();
-    Batch claimed = null;
-    int updated = -1;
-    SQLException folded = null;
-    if (claimNext) {
-      String token = claimer.nextToken();
-      try {
-        Claimer.AckAndClaim done = claimer.acknowledgeThenClaim(parts, token, settings.batchSize);
-        updated = done.updated;
-        claimed = claimedBatch(token, done.claimed, false, ackStart);
-      } catch (SQLException e) {
-        folded = e;
-        logAckFailure(acks, 1, e);
-      } catch (RuntimeException | Error e) {
-        // Rolled back whole, like a database failure: the acknowledgement goes on its own (the
-        // relay's loop, too, survives an Error and goes on).
-        log.error(
-            "[{}] claiming the next batch with the acknowledgement of {} events failed;"
-                + " acknowledging them alone",
-            settings.name,
-            acks,
-            e);
-      }
-    }
-    if (updated < 0) {
-      updated = acknowledge(parts, folded);
-    }
+    String token = claimNext ? claimer.nextToken() : null;
+    Recorder.Done done = recorder.acknowledge(parts, token);
+    Batch claimed = claimedBatch(token, done.claimed, false, ackStart);
     Duration ackTime = Duration.ofNanos(System.nanoTime() - ackStart);
-    acknowledged.incrementAndGet();
-    recorded(parts, updated, notices);
+    recorder.roundRecorded(parts, done.updated, notices);
     Duration sendTime = batch.sendTime;
     notify(() -> listener.batchCompleted(batch.claimed.size(), sendTime, ackTime));
     if (batch.interrupted) {
       Thread.currentThread().interrupt();
     }
     return claimed;
-  }
-
-  private static void rethrow(Batch batch) {
-    if (batch.failure instanceof Error) {
-      throw (Error) batch.failure;
-    }
-    if (batch.failure != null) {
-      throw (RuntimeException) batch.failure;
-    }
-  }
-
-  private void reclaimIfDue() throws SQLException {
-    Instant now = settings.clock.instant();
-    if (lastReclaim == null || !now.isBefore(lastReclaim.plus(reclaimEvery))) {
-      lastReclaim = now;
-      RelayStore.Reclaimed reclaimed = store.reclaimExpiredLeases(settings.leaseLossesBeforeDead);
-      if (reclaimed.pending > 0) {
-        log.warn(
-            "[{}] recovered {} events whose lease expired (a relay died or stalled mid-batch);"
-                + " no attempt is charged for it",
-            settings.name,
-            reclaimed.pending);
-      }
-      if (reclaimed.dead > 0) {
-        log.warn(
-            "[{}] quarantined {} events as DEAD: their lease expired {} times without an outcome,"
-                + " so each is the likely reason the relays holding it died or hung",
-            settings.name,
-            reclaimed.dead,
-            settings.leaseLossesBeforeDead);
-      }
-    }
-  }
-
-  /** After an acknowledgement committed: reports leases lost, then tells the listener. */
-  private void recorded(List<RelayStore.OwnedAcks> parts, int updated, List<Runnable> notices) {
-    int acks = size(parts);
-    for (RelayStore.OwnedAcks part : parts) {
-      for (Ack ack : part.acks) {
-        outcomes.incrementAndGet(ack.kind().ordinal());
-      }
-    }
-    if (updated < acks) {
-      int lost = acks - updated;
-      log.warn(
-          "[{}] lease lost for {} of {} events (another relay took them over after the lease"
-              + " expired; they are delivered again by it)",
-          settings.name,
-          lost,
-          acks);
-      notify(() -> listener.leaseLost(lost));
-    }
-    notices.forEach(this::notify);
-  }
-
-  private static int size(List<RelayStore.OwnedAcks> parts) {
-    int n = 0;
-    for (RelayStore.OwnedAcks part : parts) {
-      n += part.size();
-    }
-    return n;
   }
 
   /** Decides what arrived for the stragglers, and lets it move the outage breaker. */
@@ -589,18 +466,7 @@ final class RelayCycle {
       parts.add(new RelayStore.OwnedAcks(part.token, part.decided.acks));
       notices.addAll(part.decided.notices);
     }
-    int acks = size(parts);
-    try {
-      recorded(parts, acknowledge(parts, null), notices);
-    } catch (SQLException | RuntimeException e) {
-      // The tries were logged one by one; the rows are safe IN_FLIGHT until their lease runs out.
-      log.warn(
-          "[{}] giving up recording the outcome of {} events; they are sent again once their"
-              + " lease runs out: {}",
-          settings.name,
-          acks,
-          Failures.describe(e));
-    }
+    recorder.recordLate(parts, notices);
   }
 
   /** Whether sends left to finish on their own are still under way. */
@@ -634,46 +500,6 @@ final class RelayCycle {
     }
   }
 
-  /**
-   * The acknowledgement on its own, tried until {@link #ACK_TRIES} tries in all were made.
-   *
-   * @param folded the failure of a first try that also claimed, or null if none was made
-   */
-  private int acknowledge(List<RelayStore.OwnedAcks> parts, SQLException folded)
-      throws SQLException {
-    int acks = size(parts);
-    SQLException failure = folded;
-    if (folded != null && !sleep(Duration.ofMillis(200L))) {
-      throw folded;
-    }
-    for (int attempt = folded == null ? 1 : 2; attempt <= ACK_TRIES; attempt++) {
-      try {
-        return store.acknowledge(parts, settings.deleteOnPublish);
-      } catch (SQLException e) {
-        if (failure == null) {
-          failure = e;
-        } else {
-          failure.addSuppressed(e);
-        }
-        logAckFailure(acks, attempt, e);
-        if (attempt < ACK_TRIES && !sleep(Duration.ofMillis(200L * attempt))) {
-          break;
-        }
-      }
-    }
-    throw failure;
-  }
-
-  private void logAckFailure(int events, int attempt, SQLException e) {
-    log.warn(
-        "[{}] recording the outcome of {} events failed (try {} of {}): {}",
-        settings.name,
-        events,
-        attempt,
-        ACK_TRIES,
-        e.getMessage());
-  }
-
   private void updateBreaker(String outage, boolean answered) {
     if (outage != null && !answered) {
       Duration pause = breaker.trip(outage);
@@ -690,16 +516,6 @@ final class RelayCycle {
         log.info("[{}] transport recovered after {} ms", settings.name, outageTime.toMillis());
         notify(() -> listener.transportRecovered(outageTime));
       }
-    }
-  }
-
-  private static boolean sleep(Duration d) {
-    try {
-      Thread.sleep(d.toMillis());
-      return true;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
     }
   }
 

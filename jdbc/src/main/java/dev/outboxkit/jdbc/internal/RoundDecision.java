@@ -122,6 +122,9 @@ final class RoundDecision {
     final List<Runnable> notices = new ArrayList<>();
     String outage;
     boolean answered;
+    // Destinations found down, each tripped once per decision, and how many events each held.
+    final Map<String, DestinationOutages.Trip> downThisRound = new LinkedHashMap<>();
+    final Map<String, Integer> heldPerDestination = new LinkedHashMap<>();
 
     Decided done(boolean interrupted) {
       return new Decided(acks, notices, outage, answered, interrupted);
@@ -228,8 +231,9 @@ final class RoundDecision {
    *     send ended; rows decided before are left alone, so a round may be decided in parts as its
    *     results arrive
    * @param probing the outage breaker is probing with this single event
+   * @return what this decision settled, to record and apply
    */
-  Decided decide(Round round, Sender.Outcome outcome, boolean probing) {
+  Decided decide(Round round, SendOutcome outcome, boolean probing) {
     List<ClaimedEvent> sent = round.sendable;
     if (round.decided == null) {
       round.decided = new boolean[sent.size()];
@@ -238,8 +242,6 @@ final class RoundDecision {
     Verdict v = new Verdict();
     List<Integer> decidable = decidable(round, outcome.results);
     String uniformReason = transportClassifies ? null : uniformRetryReason(outcome, decidable);
-    Map<String, DestinationOutages.Trip> downThisRound = new LinkedHashMap<>();
-    Map<String, Integer> heldPerDestination = new LinkedHashMap<>();
     for (int i : decidable) {
       ClaimedEvent c = sent.get(i);
       SendResult r = outcome.results.get(i);
@@ -252,58 +254,15 @@ final class RoundDecision {
       if (!r.isDelivered()) {
         round.stopped.add(c.aggregate());
       }
-      if (uniformReason != null) {
-        r = SendResult.unavailable(uniformReason);
-      }
-      switch (r.status()) {
-        case DELIVERED:
-          v.answered = true;
-          v.acks.add(Ack.published(c.seq()));
-          v.notices.add(() -> listener.published(c.event(), c.attempt(), lag(c.event())));
-          break;
-        case REJECT:
-          v.answered = true;
-          v.acks.add(dead(c, reason(r), v.notices));
-          break;
-        case RETRY:
-          if (probing) {
-            Duration delay = retryDelay(c, r);
-            v.acks.add(Ack.retry(c.seq(), Micros.of(delay), reason(r), false));
-            v.outage = reason(r);
-          } else {
-            v.answered = true;
-            v.acks.add(retryOrDead(c, r, v.notices));
-          }
-          break;
-        case UNAVAILABLE:
-          String scope = r.scope().orElse(null);
-          if (scope != null && !outcome.interrupted && !outcome.timedOut) {
-            // One destination is down, not the transport: hold back this event only, uncharged,
-            // and go on with the others. The transport answered, so it is not an outage.
-            // One hold per destination and round: its events come back together, and are
-            // recorded by one statement instead of one each.
-            DestinationOutages.Trip trip = downThisRound.computeIfAbsent(scope, destinations::trip);
-            v.acks.add(Ack.hold(c.seq(), Micros.of(trip.hold), reason(r)));
-            heldPerDestination.merge(scope, 1, Integer::sum);
-            v.answered = true;
-            break;
-          }
-          if (probing && !outcome.interrupted) {
-            // Hold the probed event back a while (uncharged), so the next probe tries another
-            // one: an event that alone looks like an outage must not wedge every probe.
-            Duration hold = retryBackoff.cap(c.attempt());
-            v.acks.add(Ack.retry(c.seq(), Micros.of(hold), reason(r), false));
-          } else {
-            v.acks.add(Ack.release(c.seq()));
-          }
-          v.outage = reason(r);
-          break;
-        default:
-          throw new AssertionError(r.status());
-      }
+      decideOne(
+          v,
+          c,
+          uniformReason != null ? SendResult.unavailable(uniformReason) : r,
+          outcome,
+          probing);
     }
-    downThisRound.forEach(
-        (scope, trip) -> reportDestinationDown(scope, trip, heldPerDestination.get(scope), v));
+    v.downThisRound.forEach(
+        (scope, trip) -> reportDestinationDown(scope, trip, v.heldPerDestination.get(scope), v));
     if (round.answeredBefore) {
       // The rest of a batch the transport answered for: its failures are its destinations', not
       // an outage of the transport.
@@ -311,6 +270,63 @@ final class RoundDecision {
     }
     round.answeredBefore |= v.answered;
     return v.done(outcome.interrupted);
+  }
+
+  /** Decides one sent event by its result. */
+  private void decideOne(
+      Verdict v, ClaimedEvent c, SendResult r, SendOutcome outcome, boolean probing) {
+    switch (r.status()) {
+      case DELIVERED:
+        v.answered = true;
+        v.acks.add(Ack.published(c.seq()));
+        v.notices.add(() -> listener.published(c.event(), c.attempt(), lag(c.event())));
+        break;
+      case REJECT:
+        v.answered = true;
+        v.acks.add(dead(c, reason(r), v.notices));
+        break;
+      case RETRY:
+        if (probing) {
+          Duration delay = retryDelay(c, r);
+          v.acks.add(Ack.retry(c.seq(), Micros.of(delay), reason(r), false));
+          v.outage = reason(r);
+        } else {
+          v.answered = true;
+          v.acks.add(retryOrDead(c, r, v.notices));
+        }
+        break;
+      case UNAVAILABLE:
+        unavailable(v, c, r, outcome, probing);
+        break;
+      default:
+        throw new AssertionError(r.status());
+    }
+  }
+
+  /** An event the transport or its destination could not take now: held, handed back or probed. */
+  private void unavailable(
+      Verdict v, ClaimedEvent c, SendResult r, SendOutcome outcome, boolean probing) {
+    String scope = r.scope().orElse(null);
+    if (scope != null && !outcome.interrupted && !outcome.timedOut) {
+      // One destination is down, not the transport: hold back this event only, uncharged, and go
+      // on with the others. The transport answered, so it is not an outage. One hold per
+      // destination and round: its events come back together, and are recorded by one statement
+      // instead of one each.
+      DestinationOutages.Trip trip = v.downThisRound.computeIfAbsent(scope, destinations::trip);
+      v.acks.add(Ack.hold(c.seq(), Micros.of(trip.hold), reason(r)));
+      v.heldPerDestination.merge(scope, 1, Integer::sum);
+      v.answered = true;
+      return;
+    }
+    if (probing && !outcome.interrupted) {
+      // Hold the probed event back a while (uncharged), so the next probe tries another one: an
+      // event that alone looks like an outage must not wedge every probe.
+      Duration hold = retryBackoff.cap(c.attempt());
+      v.acks.add(Ack.retry(c.seq(), Micros.of(hold), reason(r), false));
+    } else {
+      v.acks.add(Ack.release(c.seq()));
+    }
+    v.outage = reason(r);
   }
 
   /**
@@ -366,7 +382,7 @@ final class RoundDecision {
    * and no delay of its own: what a transport that does not classify its failures answers for an
    * outage. Events the sender held back behind another do not count.
    */
-  private static String uniformRetryReason(Sender.Outcome outcome, List<Integer> decidable) {
+  private static String uniformRetryReason(SendOutcome outcome, List<Integer> decidable) {
     String reason = null;
     int sent = 0;
     for (int i : decidable) {

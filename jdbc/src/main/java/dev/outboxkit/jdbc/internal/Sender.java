@@ -1,7 +1,6 @@
 package dev.outboxkit.jdbc.internal;
 
 import dev.outboxkit.Failures;
-import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.Transport;
@@ -9,11 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -49,7 +44,7 @@ import org.slf4j.LoggerFactory;
  *   <li>In ordered mode, a batch that holds a run of one aggregate's events goes to a transport
  *       that does not keep order within a batch in waves: one event per aggregate per call, the
  *       next wave only with the aggregates whose previous event was delivered; the others come back
- *       unavailable and marked {@linkplain Outcome#heldBehind held behind}.
+ *       unavailable and marked {@linkplain SendOutcome#heldBehind held behind}.
  *   <li>A send thread that ignores the interrupt is abandoned, counted and reported; the pool has
  *       at most {@link RelayThreads#MAX_SEND_THREADS} threads, so such a transport costs a bounded
  *       number of threads, and with every one stuck, batches are handed back as an outage.
@@ -73,54 +68,13 @@ final class Sender {
 
   private static final Logger log = LoggerFactory.getLogger("dev.outboxkit.jdbc.OutboxRelay");
 
-  private static final SendResult NOT_SENT_BEHIND =
-      SendResult.unavailable("not sent: an earlier event of its aggregate was not delivered");
-
-  /** A batch's results so far and how the wait for them ended. */
-  static final class Outcome {
-    /** One per message; null where the send is still under way (see {@link #complete}). */
-    final List<SendResult> results;
-
-    /** True when the time limit passed: only the confirmations in {@link #results} are real. */
-    final boolean timedOut;
-
-    /** True when the calling thread was interrupted meanwhile (the relay is closing). */
-    final boolean interrupted;
-
-    // The messages not sent because an earlier one of their aggregate was not delivered.
-    private final BitSet heldBehind;
-
-    Outcome(List<SendResult> results, boolean timedOut, boolean interrupted) {
-      this(results, timedOut, interrupted, new BitSet());
-    }
-
-    Outcome(List<SendResult> results, boolean timedOut, boolean interrupted, BitSet heldBehind) {
-      this.results = results;
-      this.timedOut = timedOut;
-      this.interrupted = interrupted;
-      this.heldBehind = heldBehind;
-    }
-
-    /**
-     * Whether message {@code i} was not sent because an earlier message of its aggregate was not
-     * delivered: its result says nothing of the transport.
-     */
-    boolean heldBehind(int i) {
-      return heldBehind.get(i);
-    }
-
-    /** Whether every message has its result. */
-    boolean complete() {
-      return !results.contains(null);
-    }
-  }
-
   private final RelaySettings settings;
   private final Transport transport;
   private final ExecutorService pool;
   private final IntConsumer onAbandoned;
   private final AtomicInteger abandoned = new AtomicInteger();
   private final TransportConduct conduct;
+  private final TransportCalls calls;
 
   /**
    * @param conduct whether runs may go in one batch, and where a wrong-size answer is reported
@@ -135,6 +89,7 @@ final class Sender {
     this.settings = settings;
     this.transport = transport;
     this.conduct = conduct;
+    this.calls = new TransportCalls(settings.name, transport, conduct);
     this.pool = pool;
     this.onAbandoned = onAbandoned;
   }
@@ -145,7 +100,7 @@ final class Sender {
   }
 
   /** Sends the batch and waits for all of it; never throws: every message gets a result. */
-  Outcome send(List<OutboxMessage> messages) {
+  SendOutcome send(List<OutboxMessage> messages) {
     return await(start(messages), 0, Long.MAX_VALUE);
   }
 
@@ -239,8 +194,8 @@ final class Sender {
     }
 
     /** A copy of the results so far. */
-    private synchronized Outcome snapshot(boolean timedOut, boolean interrupted) {
-      return new Outcome(
+    private synchronized SendOutcome snapshot(boolean timedOut, boolean interrupted) {
+      return new SendOutcome(
           new ArrayList<>(Arrays.asList(results)),
           timedOut,
           interrupted,
@@ -325,7 +280,7 @@ final class Sender {
    * @return the outcome, with nulls where sends were left to finish on their own; null if woken at
    *     {@code wakeAtNanos}
    */
-  Outcome await(Started started, int room, long wakeAtNanos) {
+  SendOutcome await(Started started, int room, long wakeAtNanos) {
     boolean interrupted = false;
     synchronized (started) {
       try {
@@ -367,7 +322,7 @@ final class Sender {
    * A straggler's results so far, without waiting; once its time limit passed, the rest is closed
    * out as not confirmed (handed back uncharged).
    */
-  Outcome poll(Started started) {
+  SendOutcome poll(Started started) {
     if (System.nanoTime() - started.deadlineNanos >= 0 && !started.allDone()) {
       int handedBack =
           started.closeOut("send timed out after " + settings.sendTimeout + ": not confirmed");
@@ -390,7 +345,7 @@ final class Sender {
    *
    * @param closing the relay is closing (the caller was interrupted), not the time limit
    */
-  Outcome stop(Started started, boolean closing) {
+  SendOutcome stop(Started started, boolean closing) {
     String reason =
         closing
             ? "relay closing: not confirmed before the send was stopped"
@@ -422,7 +377,7 @@ final class Sender {
           RelayThreads.MAX_SEND_THREADS);
       onAbandoned.accept(count);
     }
-    Outcome outcome = started.snapshot(!closing, closing);
+    SendOutcome outcome = started.snapshot(!closing, closing);
     if (!closing && !stuck) {
       log.warn(
           "[{}] transport did not finish a batch of {} within sendTimeout {}: {} confirmed, the"
@@ -515,10 +470,12 @@ final class Sender {
       List<OutboxMessage> messages = started.messages;
       try {
         if (messages.size() == 1 || settings.sendIndividually) {
-          started.completeAll(oneByOne(messages));
-        } else if (settings.ordered && !conduct.trustedWithOrder() && hasRuns(messages)) {
+          started.completeAll(calls.oneByOne(messages));
+        } else if (settings.ordered
+            && !conduct.trustedWithOrder()
+            && TransportCalls.hasRuns(messages)) {
           BitSet heldBehind = new BitSet();
-          started.completeAll(sendInWaves(messages, heldBehind), heldBehind);
+          started.completeAll(calls.sendInWaves(messages, heldBehind), heldBehind);
         } else {
           sendAsync(started);
         }
@@ -545,72 +502,6 @@ final class Sender {
     }
   }
 
-  private static boolean hasRuns(List<OutboxMessage> messages) {
-    Set<String> aggregates = new HashSet<>();
-    for (OutboxMessage m : messages) {
-      OutboxEvent e = m.event();
-      if (!aggregates.add(ClaimedEvent.aggregateKey(e.aggregateType(), e.aggregateId()))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Sends wave after wave: the first event of each aggregate, then the second of each aggregate
-   * whose first was delivered, and so on.
-   *
-   * @param heldBehind set to the messages not sent because an earlier one of their aggregate was
-   *     not delivered
-   */
-  private List<SendResult> sendInWaves(List<OutboxMessage> messages, BitSet heldBehind) {
-    int n = messages.size();
-    String[] aggregate = new String[n];
-    int[] wave = new int[n];
-    Map<String, Integer> seen = new HashMap<>();
-    int waves = 0;
-    for (int i = 0; i < n; i++) {
-      OutboxEvent e = messages.get(i).event();
-      aggregate[i] = ClaimedEvent.aggregateKey(e.aggregateType(), e.aggregateId());
-      wave[i] = seen.merge(aggregate[i], 1, Integer::sum) - 1;
-      waves = Math.max(waves, wave[i] + 1);
-    }
-    SendResult[] results = new SendResult[n];
-    Set<String> stopped = new HashSet<>();
-    for (int w = 0; w < waves; w++) {
-      List<Integer> indices = new ArrayList<>();
-      for (int i = 0; i < n; i++) {
-        if (wave[i] != w) {
-          continue;
-        }
-        if (stopped.contains(aggregate[i])) {
-          results[i] = NOT_SENT_BEHIND;
-          heldBehind.set(i);
-        } else if (Thread.currentThread().isInterrupted()) {
-          results[i] = SendResult.unavailable("not sent: the relay stopped the batch");
-        } else {
-          indices.add(i);
-        }
-      }
-      if (indices.isEmpty()) {
-        continue;
-      }
-      List<OutboxMessage> part = new ArrayList<>(indices.size());
-      for (int i : indices) {
-        part.add(messages.get(i));
-      }
-      List<SendResult> answered = sendChecked(part);
-      for (int k = 0; k < indices.size(); k++) {
-        int i = indices.get(k);
-        results[i] = answered.get(k);
-        if (!results[i].isDelivered()) {
-          stopped.add(aggregate[i]);
-        }
-      }
-    }
-    return Arrays.asList(results);
-  }
-
   /**
    * Starts the batch through {@link Transport#sendBatchAsync}; each result reaches {@code started}
    * as its future completes. An answer that cannot be matched to the messages sends them one at a
@@ -622,11 +513,11 @@ final class Sender {
     try {
       futures = transport.sendBatchAsync(messages);
     } catch (Throwable t) {
-      started.completeAll(afterThrow(messages, t));
+      started.completeAll(calls.afterThrow(messages, t));
       return;
     }
     if (futures == null || futures.size() != messages.size()) {
-      started.completeAll(afterMismatch(messages, futures));
+      started.completeAll(calls.afterMismatch(messages, futures));
       return;
     }
     started.futures(futures);
@@ -651,80 +542,5 @@ final class Sender {
       return SendResult.unavailable("not confirmed: the send was cancelled");
     }
     return SendResult.retry(Failures.describe(cause), null);
-  }
-
-  /**
-   * Calls the transport's {@code sendBatch} for a part of a batch (one wave), one at a time when
-   * its answer cannot be matched to the messages.
-   */
-  private List<SendResult> sendChecked(List<OutboxMessage> messages) {
-    if (messages.size() == 1) {
-      return oneByOne(messages);
-    }
-    List<SendResult> results;
-    try {
-      results = transport.sendBatch(messages);
-    } catch (Throwable t) {
-      return afterThrow(messages, t);
-    }
-    if (results == null || results.size() != messages.size()) {
-      return afterMismatch(messages, results);
-    }
-    List<SendResult> checked = new ArrayList<>(results.size());
-    for (SendResult r : results) {
-      checked.add(r != null ? r : SendResult.retry("transport bug: null result", null));
-    }
-    return checked;
-  }
-
-  /** The transport threw for a whole batch: one at a time, so each event gets its own outcome. */
-  private List<SendResult> afterThrow(List<OutboxMessage> messages, Throwable t) {
-    log.error(
-        "[{}] transport's sendBatch threw for a batch of {} ({}); sending them one at a time so"
-            + " each event gets its own outcome",
-        settings.name,
-        messages.size(),
-        Failures.describe(t));
-    return oneByOne(messages);
-  }
-
-  /** A batch answer that does not match the messages (null, or a wrong size): one at a time. */
-  private List<SendResult> afterMismatch(List<OutboxMessage> messages, List<?> answer) {
-    conduct.wrongSize(messages.size(), answer == null ? "null" : answer.size() + " results");
-    return oneByOne(messages);
-  }
-
-  /**
-   * Calls the transport once per event, with the event's identifiers in the MDC (each goes as a
-   * batch of one, so the transport's own handling of {@code send} applies unchanged).
-   */
-  private List<SendResult> oneByOne(List<OutboxMessage> messages) {
-    List<SendResult> results = new ArrayList<>(messages.size());
-    for (OutboxMessage m : messages) {
-      if (Thread.currentThread().isInterrupted()) {
-        results.add(SendResult.unavailable("not sent: the relay stopped the batch"));
-        continue;
-      }
-      EventMdc scope = EventMdc.of(m.event());
-      try {
-        List<SendResult> one = transport.sendBatch(List.of(m));
-        results.add(
-            one == null || one.size() != 1 || one.get(0) == null
-                ? SendResult.retry(
-                    "transport bug: sendBatch of one message returned "
-                        + (one == null
-                            ? "null"
-                            : one.size() == 1 ? "a null result" : one.size() + " results"),
-                    null)
-                : one.get(0));
-      } catch (Throwable t) {
-        // Whatever it is (an Error too: a class missing at run time, a stack overflow on this
-        // payload), it is this event's failure.
-        results.add(SendResult.retry(Failures.describe(t), null));
-      } finally {
-        scope.close();
-      }
-    }
-    return results;
   }
 }

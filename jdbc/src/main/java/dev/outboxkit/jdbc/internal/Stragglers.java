@@ -122,7 +122,7 @@ final class Stragglers {
     for (Iterator<Entry> it = entries.iterator(); it.hasNext(); ) {
       Entry e = it.next();
       int before = undecided(e.round);
-      Sender.Outcome outcome = stop ? sender.stop(e.sending, true) : sender.poll(e.sending);
+      SendOutcome outcome = stop ? sender.stop(e.sending, true) : sender.poll(e.sending);
       RoundDecision.Decided decided = decision.decide(e.round, outcome, false);
       events -= before - undecided(e.round);
       if (!decided.acks.isEmpty()) {

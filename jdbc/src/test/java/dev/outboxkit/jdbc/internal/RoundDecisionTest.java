@@ -155,7 +155,7 @@ class RoundDecisionTest {
     RoundDecision.Decided decided =
         decision.decide(
             round,
-            new Sender.Outcome(
+            new SendOutcome(
                 Arrays.asList(
                     SendResult.retry("down", null),
                     SendResult.unavailable("not sent: an earlier event of its aggregate failed"),
@@ -192,7 +192,7 @@ class RoundDecisionTest {
     RoundDecision.Decided decided =
         decision.decide(
             round,
-            new Sender.Outcome(
+            new SendOutcome(
                 List.of(
                     SendResult.unavailable("down", "endpoint x"),
                     SendResult.delivered(),
@@ -248,9 +248,7 @@ class RoundDecisionTest {
 
     RoundDecision.Decided decided =
         decision.decide(
-            round,
-            new Sender.Outcome(results, failure.equals("timed out"), false, heldBehind),
-            false);
+            round, new SendOutcome(results, failure.equals("timed out"), false, heldBehind), false);
 
     assertThat(kinds(decided).subList(3, 5)).containsExactly(Ack.Kind.RELEASE, Ack.Kind.RELEASE);
     assertThat(decided.acks.subList(3, 5)).noneMatch(Ack::charged);
@@ -282,7 +280,7 @@ class RoundDecisionTest {
     RoundDecision.Decided decided =
         decision.decide(
             round,
-            new Sender.Outcome(
+            new SendOutcome(
                 List.of(SendResult.reject("bad"), SendResult.retry("own failure", null)),
                 false,
                 false),
@@ -301,7 +299,7 @@ class RoundDecisionTest {
     RoundDecision.Decided decided =
         decision.decide(
             round,
-            new Sender.Outcome(
+            new SendOutcome(
                 List.of(SendResult.reject("bad"), SendResult.retry("not sent: A0 failed", null)),
                 false,
                 false),
@@ -320,7 +318,7 @@ class RoundDecisionTest {
     RoundDecision.Decided decided =
         decision.decide(
             round,
-            new Sender.Outcome(
+            new SendOutcome(
                 List.of(SendResult.reject("bad"), SendResult.delivered()), false, false),
             false);
 
@@ -461,21 +459,21 @@ class RoundDecisionTest {
   }
 
   /** The results arrived so far (null: still under way). */
-  private static Sender.Outcome arrived(SendResult... results) {
-    return new Sender.Outcome(Arrays.asList(results), false, false);
+  private static SendOutcome arrived(SendResult... results) {
+    return new SendOutcome(Arrays.asList(results), false, false);
   }
 
   /** The results when the time limit passed. */
-  private static Sender.Outcome timedOut(SendResult... results) {
-    return new Sender.Outcome(Arrays.asList(results), true, false);
+  private static SendOutcome timedOut(SendResult... results) {
+    return new SendOutcome(Arrays.asList(results), true, false);
   }
 
-  private static Sender.Outcome outcome(String result, int size) {
+  private static SendOutcome outcome(String result, int size) {
     List<SendResult> results = new ArrayList<>();
     for (int i = 0; i < size; i++) {
       results.add(result(result));
     }
-    return new Sender.Outcome(results, result.equals("timed out"), false);
+    return new SendOutcome(results, result.equals("timed out"), false);
   }
 
   private static SendResult result(String name) {
