@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxRelay;
+import dev.outboxkit.jdbc.RecordingListener;
 import dev.outboxkit.kafka.KafkaEvents;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import java.time.Duration;
@@ -39,7 +40,7 @@ abstract class BrokerOutageTest extends FaultTest {
     broker.createTopic(topic, 4, Map.of());
     long start = System.nanoTime();
     List<OutboxEvent> events = new ArrayList<>(append(EVENTS, 1_000, i -> event(type, i, 200)));
-    RelayCounters counters = new RelayCounters();
+    RecordingListener counters = new RecordingListener();
     List<CountingTransport> transports = new ArrayList<>();
     for (int r = 1; r <= 2; r++) {
       String name = "outage-" + r;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
-import dev.outboxkit.jdbc.RelayListener;
+import dev.outboxkit.jdbc.RecordingListener;
 import dev.outboxkit.kafka.KafkaEvents;
 import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.JdbcUrlServer;
@@ -18,8 +18,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -83,7 +81,7 @@ abstract class DatabaseCrashTest extends FaultTest {
     long start = System.nanoTime();
     List<OutboxEvent> events = append(EVENTS, 1_000, i -> event(type, i, 500));
     long logMark = TestLog.mark();
-    Acks acks = new Acks();
+    RecordingListener acks = new RecordingListener();
     startTwoKafkaRelays("crash", null, acks);
 
     List<Crash> crashes = new ArrayList<>();
@@ -253,22 +251,6 @@ abstract class DatabaseCrashTest extends FaultTest {
           publishedBefore,
           publishedAfter,
           resume);
-    }
-  }
-
-  /** The acknowledgements the relays saw commit, per event, and the ones fenced off. */
-  private static final class Acks implements RelayListener {
-    final Map<UUID, Integer> published = new ConcurrentHashMap<>();
-    final AtomicInteger leaseLost = new AtomicInteger();
-
-    @Override
-    public void published(OutboxEvent event, int attempt, Duration lag) {
-      published.merge(event.id(), 1, Integer::sum);
-    }
-
-    @Override
-    public void leaseLost(int events) {
-      leaseLost.addAndGet(events);
     }
   }
 }

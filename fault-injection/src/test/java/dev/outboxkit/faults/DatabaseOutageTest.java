@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
+import dev.outboxkit.jdbc.RecordingListener;
 import dev.outboxkit.kafka.KafkaEvents;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
@@ -54,7 +55,7 @@ abstract class DatabaseOutageTest extends FaultTest {
     List<OutboxEvent> events = new ArrayList<>(append(EVENTS, 1_000, i -> event(type, i, 500)));
     String tag = unique("okfi_cut_").toLowerCase(Locale.ROOT);
     long logMark = TestLog.mark();
-    RelayCounters counters = new RelayCounters();
+    RecordingListener counters = new RecordingListener();
     startTwoKafkaRelays("cut", tag, counters);
 
     int rounds = 0;

@@ -10,6 +10,7 @@ import dev.outboxkit.jdbc.DeadEvent;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
+import dev.outboxkit.jdbc.RecordingListener;
 import dev.outboxkit.kafka.KafkaEvents;
 import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
@@ -161,7 +162,7 @@ abstract class PoisonBulkTest extends FaultTest {
     run.healthy = count - run.poisonIds.size();
 
     long start = System.nanoTime();
-    RelayCounters counters = new RelayCounters();
+    RecordingListener counters = new RecordingListener();
     List<AutoCloseable> started = new ArrayList<>();
     try {
       for (int r = 1; r <= 2; r++) {

@@ -6,6 +6,7 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.http.WebhookTransport;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxRelay;
+import dev.outboxkit.jdbc.RecordingListener;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -39,7 +40,7 @@ abstract class SlowWebhookTest extends FaultTest {
     List<OutboxEvent> events = append(EVENTS, 100, i -> event("Hook", i, 100));
     // The transport would wait 30 s for an answer: the relay's own send timeout must end it.
     Duration sendTimeout = Duration.ofSeconds(2);
-    RelayCounters counters = startRelays(receiver, Duration.ofSeconds(30), sendTimeout);
+    RecordingListener counters = startRelays(receiver, Duration.ofSeconds(30), sendTimeout);
 
     awaitPublished(EVENTS, Duration.ofMinutes(2));
     report("5 webhook stalls forever", events, receiver, counters, start, sendTimeout);
@@ -65,7 +66,7 @@ abstract class SlowWebhookTest extends FaultTest {
     long start = System.nanoTime();
     List<OutboxEvent> events = append(EVENTS, 100, i -> event("Hook", i, 100));
     Duration sendTimeout = Duration.ofSeconds(4);
-    RelayCounters counters = startRelays(receiver, Duration.ofSeconds(1), sendTimeout);
+    RecordingListener counters = startRelays(receiver, Duration.ofSeconds(1), sendTimeout);
 
     awaitPublished(EVENTS, Duration.ofMinutes(2));
     report("5 webhook answers late", events, receiver, counters, start, sendTimeout);
@@ -77,9 +78,9 @@ abstract class SlowWebhookTest extends FaultTest {
     assertThat(duplicates(receiver)).isEqualTo(receiver.late());
   }
 
-  private RelayCounters startRelays(
+  private RecordingListener startRelays(
       WebhookReceiver receiver, Duration requestTimeout, Duration sendTimeout) {
-    RelayCounters counters = new RelayCounters();
+    RecordingListener counters = new RecordingListener();
     for (int r = 1; r <= 2; r++) {
       String name = "hook-" + r;
       WebhookTransport transport =
@@ -113,7 +114,7 @@ abstract class SlowWebhookTest extends FaultTest {
       String scenario,
       List<OutboxEvent> events,
       WebhookReceiver receiver,
-      RelayCounters counters,
+      RecordingListener counters,
       long start,
       Duration sendTimeout) {
     double seconds = secondsSince(start);

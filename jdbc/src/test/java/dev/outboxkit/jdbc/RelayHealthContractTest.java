@@ -15,7 +15,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -29,22 +28,6 @@ import org.junit.jupiter.api.Test;
 abstract class RelayHealthContractTest extends RelayDatabaseTest {
   /** Bound of the waits for relays; generous for a loaded machine, never a timing under test. */
   private static final Duration PATIENCE = Duration.ofSeconds(30);
-
-  /** Hears the database failures and recoveries a relay reports. */
-  private static final class Heard implements RelayListener {
-    final List<String> failures = new CopyOnWriteArrayList<>();
-    final List<Duration> recoveries = new CopyOnWriteArrayList<>();
-
-    @Override
-    public void databaseFailed(String error, Duration pause) {
-      failures.add(error);
-    }
-
-    @Override
-    public void databaseRecovered(Duration outage) {
-      recoveries.add(outage);
-    }
-  }
 
   private void dropIfExists(String table) throws SQLException {
     execute("DROP TABLE IF EXISTS " + table);
@@ -114,7 +97,7 @@ abstract class RelayHealthContractTest extends RelayDatabaseTest {
   @Test
   void a_relay_started_before_its_table_exists_says_down_until_it_is_created() throws Exception {
     dropIfExists("late_outbox");
-    Heard heard = new Heard();
+    RecordingListener heard = new RecordingListener();
     RecordingTransport transport = new RecordingTransport();
     try (OutboxRelay relay =
         relay(transport, "late")
@@ -132,8 +115,8 @@ abstract class RelayHealthContractTest extends RelayDatabaseTest {
       assertThat(down.lastError()).get().asString().contains("table late_outbox does not exist");
       assertThat(down.since()).isPresent();
       // The listener hears of it just after the health changed.
-      Await.until(() -> !heard.failures.isEmpty(), PATIENCE, () -> "a failure heard");
-      assertThat(heard.failures.get(0)).contains("OutboxSchema.create");
+      Await.until(() -> !heard.databaseFailures.isEmpty(), PATIENCE, () -> "a failure heard");
+      assertThat(heard.databaseFailures.get(0)).contains("OutboxSchema.create");
 
       try (Connection c = ds.getConnection()) {
         OutboxSchema.create(c, "late_outbox");
@@ -146,8 +129,8 @@ abstract class RelayHealthContractTest extends RelayDatabaseTest {
       Await.until(() -> relay.health().isUp(), PATIENCE, () -> "UP again, was " + relay.health());
       assertThat(relay.health().lastError()).isEmpty();
       assertThat(relay.health().lastSuccessfulRound()).isPresent();
-      Await.until(() -> !heard.recoveries.isEmpty(), PATIENCE, () -> "a recovery heard");
-      assertThat(heard.recoveries).hasSize(1);
+      Await.until(() -> !heard.databaseRecoveries.isEmpty(), PATIENCE, () -> "a recovery heard");
+      assertThat(heard.databaseRecoveries).hasSize(1);
     }
   }
 
@@ -157,7 +140,7 @@ abstract class RelayHealthContractTest extends RelayDatabaseTest {
     config.setDataSource(ds);
     config.setMaximumPoolSize(2);
     HikariDataSource pool = new HikariDataSource(config);
-    Heard heard = new Heard();
+    RecordingListener heard = new RecordingListener();
     try (OutboxRelay relay =
         OutboxRelay.builder(pool, new RecordingTransport())
             .name("closed-pool")
@@ -180,7 +163,7 @@ abstract class RelayHealthContractTest extends RelayDatabaseTest {
           PATIENCE,
           () -> "DOWN naming the closed pool, was " + relay.health());
       assertThat(relay.state()).isEqualTo(OutboxRelay.State.RUNNING);
-      Await.until(() -> !heard.failures.isEmpty(), PATIENCE, () -> "a failure heard");
+      Await.until(() -> !heard.databaseFailures.isEmpty(), PATIENCE, () -> "a failure heard");
     }
   }
 

@@ -23,7 +23,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -46,22 +45,22 @@ abstract class RetentionContractTest extends RelayDatabaseTest {
   void retention_purges_rows_past_it_and_keeps_young_dead_and_live_rows() throws Exception {
     Loaded loaded = load(100);
     List<OutboxEvent> live = append(5, i -> event("live-" + i, i));
-    Passes passes = new Passes();
+    RecordingListener listener = new RecordingListener();
     RecordingTransport transport = new RecordingTransport();
 
     try (OutboxRelay relay =
         relay(transport, "keeper")
             .retention(Duration.ofHours(1))
             .retentionInterval(Duration.ofMillis(100))
-            .listener(passes)
+            .listener(listener)
             .build()) {
       relay.start();
-      passes.await(2);
+      awaitPasses(listener, 2);
       // The passes are the retention thread's; the live rows go out on the worker's own time.
       awaitPublished(loaded.young + live.size(), Duration.ofSeconds(30));
     }
 
-    assertThat(passes.events.get()).isEqualTo(loaded.oldFinished);
+    assertThat(listener.purgedEvents.get()).isEqualTo(loaded.oldFinished);
     assertThat(countStatus(EventStatus.PUBLISHED)).isEqualTo(loaded.young + live.size());
     assertThat(countStatus(EventStatus.EXPIRED)).isZero();
     assertThat(countStatus(EventStatus.DEAD)).as("DEAD kept without deadRetention").isEqualTo(1);
@@ -81,20 +80,20 @@ abstract class RetentionContractTest extends RelayDatabaseTest {
     assertThat(count("SELECT COUNT(*) FROM outbox_event WHERE published_at IS NULL"))
         .as("a DEAD row records when it went DEAD")
         .isZero();
-    Passes passes = new Passes();
+    RecordingListener listener = new RecordingListener();
 
     try (OutboxRelay relay =
         relay(new RecordingTransport(), "dead-keeper")
             .deadRetention(Duration.ofDays(1))
             .retentionInterval(Duration.ofMillis(100))
-            .listener(passes)
+            .listener(listener)
             .build()) {
       relay.start();
-      passes.await(2);
+      awaitPasses(listener, 2);
     }
 
     // Only the loaded DEAD row is older than a day; finished rows are kept without retention().
-    assertThat(passes.events.get()).isEqualTo(1);
+    assertThat(listener.purgedEvents.get()).isEqualTo(1);
     assertThat(countStatus(EventStatus.DEAD)).isEqualTo(dying.size());
     assertThat(countStatus(EventStatus.PUBLISHED) + countStatus(EventStatus.EXPIRED)).isEqualTo(99);
     admin().replay(dying.get(0).id());
@@ -121,20 +120,20 @@ abstract class RetentionContractTest extends RelayDatabaseTest {
       }
       c.commit();
     }
-    Passes passes = new Passes();
+    RecordingListener listener = new RecordingListener();
 
     try (OutboxRelay relay =
         relay(new RecordingTransport(), "inbox-keeper")
             .inboxRetention(inbox, Duration.ofMillis(1))
             .retentionInterval(Duration.ofMillis(100))
-            .listener(passes)
+            .listener(listener)
             .build()) {
       Thread.sleep(5);
       relay.start();
-      passes.await(2);
+      awaitPasses(listener, 2);
     }
 
-    assertThat(passes.inboxRows.get()).isEqualTo(5);
+    assertThat(listener.purgedInboxRows.get()).isEqualTo(5);
     assertThat(count("SELECT COUNT(*) FROM outbox_inbox")).isZero();
   }
 
@@ -143,7 +142,7 @@ abstract class RetentionContractTest extends RelayDatabaseTest {
       throws Exception {
     Loaded loaded = load(largeTableRows());
     long deadlocksBefore = deadlocks();
-    Passes passes = new Passes();
+    RecordingListener listener = new RecordingListener();
     RecordingTransport transport = new RecordingTransport();
     List<OutboxEvent> appended = Collections.synchronizedList(new ArrayList<>());
     AtomicBoolean appending = new AtomicBoolean(true);
@@ -180,13 +179,13 @@ abstract class RetentionContractTest extends RelayDatabaseTest {
                 // At full speed, unlike production (whose pacing the benchmarks measure): the
                 // harshest contention, and a test of minutes rather than a quarter of an hour.
                 .retentionRestPerWork(0)
-                .listener(passes)
+                .listener(listener)
                 .build();
         relays.add(relay);
         relay.start();
       }
       appenders.forEach(Thread::start);
-      passes.awaitPurged(loaded.oldFinished, Duration.ofMinutes(5));
+      awaitPurged(listener, loaded.oldFinished, Duration.ofMinutes(5));
       long purgedAfter = System.nanoTime();
       appending.set(false);
       for (Thread t : appenders) {
@@ -207,7 +206,7 @@ abstract class RetentionContractTest extends RelayDatabaseTest {
       relays.forEach(OutboxRelay::close);
     }
 
-    assertThat(passes.events.get())
+    assertThat(listener.purgedEvents.get())
         .as("every old row purged exactly once")
         .isEqualTo(loaded.oldFinished);
     assertThat(countStatus(EventStatus.PENDING)).as("no stuck row").isZero();
@@ -355,29 +354,17 @@ abstract class RetentionContractTest extends RelayDatabaseTest {
     return ids;
   }
 
-  /** Sums what the relays' retention passes report. */
-  static final class Passes implements RelayListener {
-    final AtomicLong passes = new AtomicLong();
-    final AtomicLong events = new AtomicLong();
-    final AtomicLong inboxRows = new AtomicLong();
+  private static void awaitPasses(RecordingListener listener, long count) {
+    Await.until(
+        () -> listener.purgePasses.get() >= count,
+        Duration.ofSeconds(30),
+        () -> count + " retention passes");
+  }
 
-    @Override
-    public void purged(long events, long inboxRows, Duration took) {
-      this.events.addAndGet(events);
-      this.inboxRows.addAndGet(inboxRows);
-      passes.incrementAndGet();
-    }
-
-    void await(long count) {
-      Await.until(
-          () -> passes.get() >= count, Duration.ofSeconds(30), () -> count + " retention passes");
-    }
-
-    void awaitPurged(long rows, Duration timeout) {
-      Await.until(
-          () -> events.get() >= rows,
-          timeout,
-          () -> rows + " rows purged, " + events.get() + " so far");
-    }
+  private static void awaitPurged(RecordingListener listener, long rows, Duration timeout) {
+    Await.until(
+        () -> listener.purgedEvents.get() >= rows,
+        timeout,
+        () -> rows + " rows purged, " + listener.purgedEvents.get() + " so far");
   }
 }

@@ -3,19 +3,14 @@ package dev.outboxkit.http;
 import static dev.outboxkit.http.Events.SECRET;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.Outbox;
-import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
-import dev.outboxkit.jdbc.OutboxSchema;
-import dev.outboxkit.jdbc.RelayListener;
+import dev.outboxkit.jdbc.RecordingListener;
+import dev.outboxkit.jdbc.TransportRelayTest;
 import dev.outboxkit.testkit.Await;
-import dev.outboxkit.testkit.Flavor;
-import dev.outboxkit.testkit.FreshDatabase;
 import dev.outboxkit.testkit.Sql;
-import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.http.HttpReceiver;
 import dev.outboxkit.testkit.http.HttpReceiver.Reply;
 import dev.outboxkit.testkit.http.HttpReceiver.Request;
@@ -27,7 +22,6 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -47,11 +41,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.Logger;
@@ -63,8 +53,7 @@ import org.slf4j.LoggerFactory;
  * real HTTP server on 127.0.0.1 that checks every request with {@link WebhookVerifier} (401 when it
  * fails) and injects faults. One subclass per database.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class WebhookRelayContractTest {
+abstract class WebhookRelayContractTest extends TransportRelayTest {
   private static final Logger log = LoggerFactory.getLogger(WebhookRelayContractTest.class);
 
   private static final int ORDERS = 200;
@@ -81,38 +70,10 @@ abstract class WebhookRelayContractTest {
 
   private static final Pattern BODY = Pattern.compile("\\{\"order\":\"([^\"]+)\",\"n\":(\\d+)}");
 
-  @RegisterExtension
-  final FreshDatabase database =
-      FreshDatabase.of(this::flavor)
-          .setUp(this::createTables)
-          .beforeEachTest("DELETE FROM outbox_event", "DELETE FROM shop_order_step");
-
-  private TestDatabase db;
-  private DataSource ds;
-  private final List<AutoCloseable> toClose = new ArrayList<>();
-
-  /** The database product this subclass runs on. */
-  protected abstract Flavor flavor();
-
-  private void createTables(TestDatabase fresh) throws SQLException {
-    db = fresh;
-    ds = fresh.dataSource();
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement()) {
-      OutboxSchema.create(c);
-      s.execute(
-          "CREATE TABLE shop_order_step (order_id VARCHAR(64) NOT NULL, step INT NOT NULL,"
-              + " PRIMARY KEY (order_id, step))");
-    }
-  }
-
-  @AfterEach
-  void closeAll() throws Exception {
-    // Relays first (registered last), then the transport, the receiver and the pools.
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-    toClose.clear();
+  WebhookRelayContractTest() {
+    super(
+        "shop_order_step",
+        "order_id VARCHAR(64) NOT NULL, step INT NOT NULL, PRIMARY KEY (order_id, step)");
   }
 
   @Test
@@ -120,8 +81,7 @@ abstract class WebhookRelayContractTest {
       throws Exception {
     Shop shop = new Shop(faultPlan(new Random(10)));
     HttpReceiver receiver =
-        VerifyingReceiver.start(WebhookVerifier.of(SECRET)).respond(shop::handle);
-    toClose.add(receiver);
+        closeAfterTest(VerifyingReceiver.start(WebhookVerifier.of(SECRET)).respond(shop::handle));
     WebhookTransport transport =
         WebhookTransport.builder(receiver.uri("/hooks"), SECRET)
             .name("shop")
@@ -133,19 +93,15 @@ abstract class WebhookRelayContractTest {
             // both relays (they share this transport) for no reason the test cares about.
             .circuitOpenDuration(Duration.ofMillis(100))
             .build();
-    toClose.add(transport);
-    Counters counters = new Counters();
+    closeAfterTest(transport);
+    RecordingListener counters = new RecordingListener();
     startRelay("r1", transport, counters);
     startRelay("r2", transport, counters);
 
     // Committed while both relays already run, as in a live service.
     List<OutboxEvent> events = placeOrders();
     awaitCount(EventStatus.PUBLISHED, EVENTS, Duration.ofSeconds(120));
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      if (toClose.get(i) instanceof OutboxRelay) {
-        toClose.get(i).close();
-      }
-    }
+    closeRelays();
 
     assertThat(count(EventStatus.DEAD)).isZero();
     assertThat(counters.dead.get()).isZero();
@@ -214,8 +170,7 @@ abstract class WebhookRelayContractTest {
 
   @Test
   void one_tenants_dead_endpoint_never_holds_up_another_tenants_events() throws Exception {
-    HttpReceiver healthy = VerifyingReceiver.start(WebhookVerifier.of(SECRET));
-    toClose.add(healthy);
+    HttpReceiver healthy = closeAfterTest(VerifyingReceiver.start(WebhookVerifier.of(SECRET)));
     URI dead;
     try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       dead = URI.create("http://127.0.0.1:" + closed.getLocalPort() + "/hooks"); // refuses
@@ -231,19 +186,14 @@ abstract class WebhookRelayContractTest {
             .allowHttp()
             .allowPrivateAddresses()
             .build();
-    toClose.add(transport);
-    HikariDataSource pool = db.newDataSource(2);
-    toClose.add(pool);
+    closeAfterTest(transport);
     // The default retry and outage backoff, as the multi-tenant user of the issue had them: were
     // the dead endpoint an outage of the whole transport, its event would be the probe again and
     // again while the pauses grow to 30 s, and tenant B would wait for minutes.
-    OutboxRelay relay =
-        OutboxRelay.builder(pool, transport)
+    start(
+        OutboxRelay.builder(newPool(2), transport)
             .name("tenants")
-            .pollInterval(Duration.ofMillis(50))
-            .build();
-    toClose.add(relay);
-    relay.start();
+            .pollInterval(Duration.ofMillis(50)));
 
     appendTenant("TenantA", 1);
     Await.until(
@@ -271,9 +221,7 @@ abstract class WebhookRelayContractTest {
                     + " AND status IN ('PENDING', 'IN_FLIGHT')"))
         .as("tenant A's event waits")
         .isEqualTo(1);
-    assertThat(Sql.queryLong(ds, "SELECT MAX(attempts) FROM outbox_event"))
-        .as("nothing charged")
-        .isZero();
+    assertThat(maxAttempts()).as("nothing charged").isZero();
     assertThat(count(EventStatus.DEAD)).isZero();
     log.info(
         "[{}] tenant B's 20 events published {} ms after append, tenant A's endpoint refusing",
@@ -291,8 +239,7 @@ abstract class WebhookRelayContractTest {
   @Test
   void events_for_a_host_resolving_to_a_private_address_wait_uncharged_until_it_is_allowed()
       throws Exception {
-    HttpReceiver receiver = VerifyingReceiver.start(WebhookVerifier.of(SECRET));
-    toClose.add(receiver);
+    HttpReceiver receiver = closeAfterTest(VerifyingReceiver.start(WebhookVerifier.of(SECRET)));
     // The address check asks this resolver, whose answer the test changes: loopback, then a public
     // address. The HTTP client connects on its own, to localhost (the hosts file: 127.0.0.1).
     AtomicReference<byte[]> answer = new AtomicReference<>(new byte[] {127, 0, 0, 1});
@@ -313,16 +260,14 @@ abstract class WebhookRelayContractTest {
             .allowHttp()
             .resolver(resolver)
             .build();
-    toClose.add(transport);
-    HikariDataSource pool = db.newDataSource(2);
-    toClose.add(pool);
+    closeAfterTest(transport);
     OutboxRelay relay =
-        OutboxRelay.builder(pool, transport)
-            .name("private-host")
-            .maxAttempts(1)
-            .outageBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
-            .build();
-    toClose.add(relay);
+        closeAfterTest(
+            OutboxRelay.builder(newPool(2), transport)
+                .name("private-host")
+                .maxAttempts(1)
+                .outageBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
+                .build());
 
     try (LogCapture capture = LogCapture.start()) {
       appendTenant("TenantA", 3);
@@ -335,9 +280,7 @@ abstract class WebhookRelayContractTest {
           () -> "four rounds that met the refused address; " + checks.get() + " so far");
 
       assertThat(count(EventStatus.PENDING)).as("held, not DEAD").isEqualTo(5);
-      assertThat(Sql.queryLong(ds, "SELECT MAX(attempts) FROM outbox_event"))
-          .as("nothing charged")
-          .isZero();
+      assertThat(maxAttempts()).as("nothing charged").isZero();
       assertThat(receiver.requests()).isEmpty();
       assertThat(
               capture.lines().stream()
@@ -379,18 +322,13 @@ abstract class WebhookRelayContractTest {
             .name("flaky-" + status)
             .circuitOpenDuration(Duration.ofMillis(300))
             .build();
-    toClose.add(transport);
-    HikariDataSource pool = db.newDataSource(2);
-    toClose.add(pool);
-    OutboxRelay relay =
-        OutboxRelay.builder(pool, transport)
+    closeAfterTest(transport);
+    start(
+        OutboxRelay.builder(newPool(2), transport)
             .name("flaky-" + status)
             .maxAttempts(2)
             .pollInterval(Duration.ofMillis(50))
-            .outageBackoff(Duration.ofMillis(200), Duration.ofSeconds(1))
-            .build();
-    toClose.add(relay);
-    relay.start();
+            .outageBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)));
 
     appendTenant("TenantA", 10);
     appendTenant("TenantB", 10);
@@ -415,17 +353,15 @@ abstract class WebhookRelayContractTest {
     HttpReceiver slow =
         VerifyingReceiver.start(WebhookVerifier.of(SECRET)).respond(r -> Reply.hang(slowAnswers));
     HttpReceiver healthy = VerifyingReceiver.start(WebhookVerifier.of(SECRET));
-    WebhookTransport transport = tenants(slow, healthy).name("slow-beside-fast").build();
-    toClose.add(transport);
-    HikariDataSource pool = db.newDataSource(2);
-    toClose.add(pool);
+    WebhookTransport transport =
+        closeAfterTest(tenants(slow, healthy).name("slow-beside-fast").build());
     OutboxRelay relay =
-        OutboxRelay.builder(pool, transport)
-            .name("slow-beside-fast")
-            .batchSize(20)
-            .pollInterval(Duration.ofMillis(50))
-            .build();
-    toClose.add(relay);
+        closeAfterTest(
+            OutboxRelay.builder(newPool(2), transport)
+                .name("slow-beside-fast")
+                .batchSize(20)
+                .pollInterval(Duration.ofMillis(50))
+                .build());
 
     appendTenant("TenantA", 2);
     appendTenant("TenantB", 38);
@@ -439,13 +375,13 @@ abstract class WebhookRelayContractTest {
 
     slowAnswers.countDown();
     awaitCount(EventStatus.PUBLISHED, 40, Duration.ofSeconds(10));
-    assertThat(Sql.queryLong(ds, "SELECT MAX(attempts) FROM outbox_event")).isZero();
+    assertThat(maxAttempts()).isZero();
   }
 
   /** A transport sending tenant A's events to one receiver, every other tenant's to another. */
   private WebhookTransport.Builder tenants(HttpReceiver tenantA, HttpReceiver others) {
-    toClose.add(tenantA);
-    toClose.add(others);
+    closeAfterTest(tenantA);
+    closeAfterTest(others);
     return WebhookTransport.builder(
             e ->
                 WebhookEndpoint.of(
@@ -553,50 +489,17 @@ abstract class WebhookRelayContractTest {
     }
   }
 
-  /** What the relays report, summed over both. */
-  static final class Counters implements RelayListener {
-    final AtomicInteger unavailable = new AtomicInteger();
-    final AtomicInteger recovered = new AtomicInteger();
-    final AtomicInteger retried = new AtomicInteger();
-    final AtomicInteger dead = new AtomicInteger();
-
-    @Override
-    public void transportUnavailable(String reason, Duration pause) {
-      unavailable.incrementAndGet();
-    }
-
-    @Override
-    public void transportRecovered(Duration outage) {
-      recovered.incrementAndGet();
-    }
-
-    @Override
-    public void retried(OutboxEvent event, int attempt, String reason, Duration delay) {
-      retried.incrementAndGet();
-    }
-
-    @Override
-    public void dead(OutboxEvent event, int attempt, String reason) {
-      dead.incrementAndGet();
-    }
-  }
-
   /** Starts an ordered relay with its own connection pool, as a second process would have. */
-  private void startRelay(String name, WebhookTransport transport, Counters counters) {
-    HikariDataSource pool = db.newDataSource(4);
-    toClose.add(pool);
-    OutboxRelay relay =
-        OutboxRelay.builder(pool, transport)
+  private void startRelay(String name, WebhookTransport transport, RecordingListener counters) {
+    start(
+        OutboxRelay.builder(newPool(4), transport)
             .name(name)
             .ordered(true)
             .batchSize(100)
             .pollInterval(Duration.ofMillis(50))
             .retryBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
             .outageBackoff(Duration.ofMillis(50), Duration.ofMillis(500))
-            .listener(counters)
-            .build();
-    toClose.add(relay);
-    relay.start();
+            .listener(counters));
   }
 
   /**
@@ -660,21 +563,5 @@ abstract class WebhookRelayContractTest {
     Map<String, Integer> counts = new HashMap<>();
     byKey.forEach((k, v) -> counts.put(k, v.size()));
     return counts;
-  }
-
-  private long count(EventStatus status) {
-    return OutboxAdmin.create(ds).count(status);
-  }
-
-  private void awaitCount(EventStatus status, long expected, Duration timeout) {
-    Await.until(
-        () -> count(status) >= expected,
-        timeout,
-        () ->
-            expected
-                + " "
-                + status
-                + " events; statuses "
-                + OutboxAdmin.create(ds).countByStatus());
   }
 }

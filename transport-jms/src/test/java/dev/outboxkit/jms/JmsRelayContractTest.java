@@ -9,13 +9,10 @@ import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.Outbox;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
-import dev.outboxkit.jdbc.OutboxSchema;
+import dev.outboxkit.jdbc.TransportRelayTest;
 import dev.outboxkit.jms.QueueReader.Received;
 import dev.outboxkit.testkit.Await;
-import dev.outboxkit.testkit.Flavor;
-import dev.outboxkit.testkit.FreshDatabase;
 import dev.outboxkit.testkit.Sql;
-import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.activemq.ActiveMqTestBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
@@ -36,21 +33,17 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
-import javax.sql.DataSource;
 import org.apache.activemq.ActiveMQConnectionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * End to end on a real database and a real broker: events appended in transactions, published by
  * two relays sharing one transport, consumed by plain JMS consumers. One subclass per database.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class JmsRelayContractTest {
+abstract class JmsRelayContractTest extends TransportRelayTest {
   private static final int AGGREGATES = 50;
   private static final int PER_AGGREGATE = 100;
   private static final int TOTAL = AGGREGATES * PER_AGGREGATE;
@@ -58,24 +51,7 @@ abstract class JmsRelayContractTest {
   /** Bounds of the waits; generous for a loaded 2-core machine, never asserted as timings. */
   private static final Duration PATIENCE = Duration.ofSeconds(120);
 
-  @RegisterExtension
-  final FreshDatabase database =
-      FreshDatabase.of(this::flavor)
-          .setUp(this::createTable)
-          .beforeEachTest("DELETE FROM outbox_event");
-
-  private DataSource ds;
   private ActiveMqTestBroker broker;
-
-  /** The database product this subclass runs on. */
-  protected abstract Flavor flavor();
-
-  private void createTable(TestDatabase fresh) throws SQLException {
-    ds = fresh.dataSource();
-    try (java.sql.Connection c = ds.getConnection()) {
-      OutboxSchema.create(c);
-    }
-  }
 
   @BeforeAll
   void setUp() {
@@ -210,7 +186,7 @@ abstract class JmsRelayContractTest {
                 .build()) {
       relay.start();
       Await.until(
-          () -> published() == 190 && OutboxAdmin.create(ds).count(EventStatus.DEAD) == 1,
+          () -> published() == 190 && count(EventStatus.DEAD) == 1,
           PATIENCE,
           () -> "statuses " + statusCounts());
 
@@ -247,14 +223,6 @@ abstract class JmsRelayContractTest {
           .add(Integer.parseInt(r.headers().get("seq")));
     }
     return out;
-  }
-
-  private static List<Integer> sequence(int from, int to) {
-    List<Integer> seqs = new ArrayList<>();
-    for (int s = from; s < to; s++) {
-      seqs.add(s);
-    }
-    return seqs;
   }
 
   // ------------------------------------------------------------------ helpers
@@ -329,17 +297,7 @@ abstract class JmsRelayContractTest {
   }
 
   private long published() {
-    return OutboxAdmin.create(ds).count(EventStatus.PUBLISHED);
-  }
-
-  private Map<EventStatus, Long> statusCounts() {
-    Map<EventStatus, Long> counts = new HashMap<>(OutboxAdmin.create(ds).countByStatus());
-    counts.values().removeIf(n -> n == 0);
-    return counts;
-  }
-
-  private long maxAttempts() throws SQLException {
-    return Sql.queryLong(ds, "SELECT MAX(attempts) FROM outbox_event");
+    return count(EventStatus.PUBLISHED);
   }
 
   private static void assertComplete(List<Delivery> received, Map<UUID, OutboxEvent> appended) {

@@ -3,27 +3,23 @@ package dev.outboxkit.kafka;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.DeadEvent;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.Outbox;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
-import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.jdbc.OutboxWriter;
-import dev.outboxkit.jdbc.RelayListener;
+import dev.outboxkit.jdbc.RecordingListener;
+import dev.outboxkit.jdbc.TransportRelayTest;
 import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.Flavor;
-import dev.outboxkit.testkit.FreshDatabase;
 import dev.outboxkit.testkit.Sql;
-import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import dev.outboxkit.testkit.kafka.TopicReader;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,15 +30,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,8 +42,7 @@ import org.slf4j.LoggerFactory;
  * started {@link OutboxRelay}s through {@link KafkaTransport} to a real broker, read back with a
  * plain consumer. One subclass per database.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class KafkaRelayContractTest {
+abstract class KafkaRelayContractTest extends TransportRelayTest {
   private static final Logger log = LoggerFactory.getLogger(KafkaRelayContractTest.class);
 
   /** Events per business transaction. */
@@ -61,38 +51,10 @@ abstract class KafkaRelayContractTest {
   /** Microsecond precision: what every supported database stores. */
   private static final Instant BASE = Instant.parse("2025-01-31T12:13:01.123456Z");
 
-  @RegisterExtension
-  final FreshDatabase database =
-      FreshDatabase.of(this::flavor)
-          .setUp(this::createTables)
-          .beforeEachTest("DELETE FROM outbox_event", "DELETE FROM business");
-
-  private TestDatabase db;
-  private DataSource ds;
-  private final List<AutoCloseable> toClose = new ArrayList<>();
-
-  /** The database product this subclass runs on. */
-  protected abstract Flavor flavor();
-
-  private void createTables(TestDatabase fresh) throws SQLException {
-    db = fresh;
-    ds = fresh.dataSource();
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement()) {
-      OutboxSchema.create(c);
-      s.execute(
-          "CREATE TABLE business (id VARCHAR(36) NOT NULL PRIMARY KEY,"
-              + " aggregate_id VARCHAR(64) NOT NULL, n INT NOT NULL)");
-    }
-  }
-
-  @AfterEach
-  void closeAll() throws Exception {
-    // In reverse order of registration: each relay before its pool and its transport.
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-    toClose.clear();
+  KafkaRelayContractTest() {
+    super(
+        "business",
+        "id VARCHAR(36) NOT NULL PRIMARY KEY, aggregate_id VARCHAR(64) NOT NULL, n INT NOT NULL");
   }
 
   @Test
@@ -105,7 +67,7 @@ abstract class KafkaRelayContractTest {
     long start = System.nanoTime();
     List<OutboxEvent> events = new ArrayList<>(appendInBusinessTransactions(type, 0, 1000, 100));
     analyze();
-    Counters counters = new Counters();
+    RecordingListener counters = new RecordingListener();
     startRelay("r1", broker, TransportTimeouts.NORMAL, counters);
     startRelay("r2", broker, TransportTimeouts.NORMAL, counters);
     // The rest while both relays run, as in a live service.
@@ -159,7 +121,7 @@ abstract class KafkaRelayContractTest {
       broker.createTopic(topic, 4);
       List<OutboxEvent> events = new ArrayList<>(appendInBusinessTransactions(type, 0, 2000, 50));
       analyze();
-      Counters counters = new Counters();
+      RecordingListener counters = new RecordingListener();
       startRelay("r1", broker, TransportTimeouts.SHORT, counters);
       startRelay("r2", broker, TransportTimeouts.SHORT, counters);
 
@@ -196,7 +158,7 @@ abstract class KafkaRelayContractTest {
       // oldest event is probed again and again) left no trace. Only the batches in flight when
       // the broker went away, or met it still electing leaders when it came back, may have been
       // charged one attempt each: at most 2.
-      long maxAttempts = Sql.queryLong(ds, "SELECT MAX(attempts) FROM outbox_event");
+      long maxAttempts = maxAttempts();
       assertThat(maxAttempts).isBetween(0L, 2L);
 
       List<ConsumerRecord<String, byte[]>> records =
@@ -229,7 +191,7 @@ abstract class KafkaRelayContractTest {
     broker.createTopic("outbox.event." + real, 2);
     List<OutboxEvent> ghostEvents = new ArrayList<>(appendInBusinessTransactions(ghost, 0, 20, 4));
     List<OutboxEvent> realEvents = new ArrayList<>(appendInBusinessTransactions(real, 0, 20, 4));
-    Counters counters = new Counters();
+    RecordingListener counters = new RecordingListener();
     // Two attempts: a single charged failure per event would already send it DEAD.
     startRelay("r1", broker, TransportTimeouts.NORMAL, counters, 2);
 
@@ -262,7 +224,7 @@ abstract class KafkaRelayContractTest {
 
     awaitCount(EventStatus.PUBLISHED, 60, Duration.ofSeconds(90));
     assertThat(count(EventStatus.DEAD)).isZero();
-    assertThat(Sql.queryLong(ds, "SELECT MAX(attempts) FROM outbox_event")).isZero();
+    assertThat(maxAttempts()).isZero();
     List<ConsumerRecord<String, byte[]>> ghostRecords =
         TopicReader.readAll(broker.bootstrapServers(), "outbox.event." + ghost);
     assertThat(ids(ghostRecords)).isEqualTo(byId(ghostEvents).keySet());
@@ -303,7 +265,7 @@ abstract class KafkaRelayContractTest {
       }
       c.commit();
     }
-    Counters counters = new Counters();
+    RecordingListener counters = new RecordingListener();
     startRelay("r1", broker, TransportTimeouts.NORMAL, counters);
 
     Await.until(
@@ -363,7 +325,7 @@ abstract class KafkaRelayContractTest {
         c.commit();
       }
     }
-    Counters counters = new Counters();
+    RecordingListener counters = new RecordingListener();
     startRelay("r1", broker, TransportTimeouts.NORMAL, counters);
 
     Await.until(
@@ -420,14 +382,6 @@ abstract class KafkaRelayContractTest {
     assertThat(actual).isEqualTo(expected);
   }
 
-  private static List<Integer> sequence(int from, int to) {
-    List<Integer> seqs = new ArrayList<>();
-    for (int s = from; s < to; s++) {
-      seqs.add(s);
-    }
-    return seqs;
-  }
-
   // ---------------------------------------------------------------------------------------------
 
   /** Kafka client timeouts: generous for a healthy broker, short where the broker is stopped. */
@@ -456,46 +410,12 @@ abstract class KafkaRelayContractTest {
     }
   }
 
-  /** What the relays report, summed over all of them. */
-  static final class Counters implements RelayListener {
-    final AtomicInteger unavailable = new AtomicInteger();
-    final AtomicInteger recovered = new AtomicInteger();
-    final AtomicInteger retried = new AtomicInteger();
-    final AtomicInteger dead = new AtomicInteger();
-    final AtomicInteger destinationDown = new AtomicInteger();
-
-    @Override
-    public void destinationUnavailable(String destination, int events, Duration pause) {
-      destinationDown.incrementAndGet();
-    }
-
-    @Override
-    public void transportUnavailable(String reason, Duration pause) {
-      unavailable.incrementAndGet();
-    }
-
-    @Override
-    public void transportRecovered(Duration outage) {
-      recovered.incrementAndGet();
-    }
-
-    @Override
-    public void retried(OutboxEvent event, int attempt, String reason, Duration delay) {
-      retried.incrementAndGet();
-    }
-
-    @Override
-    public void dead(OutboxEvent event, int attempt, String reason) {
-      dead.incrementAndGet();
-    }
-  }
-
   /**
    * Starts a relay with its own producer and its own connection pool, as a second process would
    * have.
    */
   private void startRelay(
-      String name, KafkaTestBroker broker, TransportTimeouts timeouts, Counters counters) {
+      String name, KafkaTestBroker broker, TransportTimeouts timeouts, RecordingListener counters) {
     startRelay(name, broker, timeouts, counters, OutboxRelay.DEFAULT_MAX_ATTEMPTS);
   }
 
@@ -503,7 +423,7 @@ abstract class KafkaRelayContractTest {
       String name,
       KafkaTestBroker broker,
       TransportTimeouts timeouts,
-      Counters counters,
+      RecordingListener counters,
       int maxAttempts) {
     Map<String, Object> config = new HashMap<>();
     config.put("bootstrap.servers", broker.bootstrapServers());
@@ -512,15 +432,13 @@ abstract class KafkaRelayContractTest {
     config.put("max.block.ms", Integer.toString(timeouts.maxBlockMs));
     config.put("reconnect.backoff.max.ms", "500");
     KafkaTransport transport =
-        KafkaTransport.builder(config)
-            .name("kafka-" + name)
-            .sendTimeout(timeouts.transportSendTimeout)
-            .build();
-    toClose.add(transport);
-    HikariDataSource pool = db.newDataSource(4);
-    toClose.add(pool);
-    OutboxRelay relay =
-        OutboxRelay.builder(pool, transport)
+        closeAfterTest(
+            KafkaTransport.builder(config)
+                .name("kafka-" + name)
+                .sendTimeout(timeouts.transportSendTimeout)
+                .build());
+    start(
+        OutboxRelay.builder(newPool(4), transport)
             .name(name)
             .batchSize(200)
             .pollInterval(Duration.ofMillis(100))
@@ -528,10 +446,7 @@ abstract class KafkaRelayContractTest {
             .leaseDuration(Duration.ofSeconds(60))
             .outageBackoff(Duration.ofMillis(200), Duration.ofSeconds(2))
             .maxAttempts(maxAttempts)
-            .listener(counters)
-            .build();
-    toClose.add(relay);
-    relay.start();
+            .listener(counters));
   }
 
   /**
@@ -668,22 +583,6 @@ abstract class KafkaRelayContractTest {
       out.put(h.key(), new String(h.value(), UTF_8));
     }
     return out;
-  }
-
-  private long count(EventStatus status) {
-    return OutboxAdmin.create(ds).count(status);
-  }
-
-  private void awaitCount(EventStatus status, long expected, Duration timeout) {
-    Await.until(
-        () -> count(status) >= expected,
-        timeout,
-        () ->
-            expected
-                + " "
-                + status
-                + " events; statuses "
-                + OutboxAdmin.create(ds).countByStatus());
   }
 
   /**

@@ -1,18 +1,14 @@
 package dev.outboxkit.kafka;
 
+import static dev.outboxkit.jdbc.TracedEvents.OWN_TRACEPARENT;
+import static dev.outboxkit.jdbc.TracedEvents.TRACEPARENT;
+import static dev.outboxkit.jdbc.TracedEvents.TRACESTATE;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxkit.OutboxEvent;
-import dev.outboxkit.jdbc.OutboxRelay;
-import dev.outboxkit.jdbc.OutboxSchema;
-import dev.outboxkit.jdbc.OutboxWriter;
-import dev.outboxkit.testkit.Flavor;
-import dev.outboxkit.testkit.TestDatabase;
-import dev.outboxkit.testkit.TestDatabases;
+import dev.outboxkit.jdbc.TracedEvents;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import dev.outboxkit.testkit.kafka.TopicReader;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -27,43 +23,17 @@ import org.junit.jupiter.api.Test;
  * record headers with the very same bytes.
  */
 class KafkaTraceContextTest {
-  static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-  static final String TRACESTATE = "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7";
-  static final String OWN_TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00";
-
   @Test
   void trace_context_arrives_unchanged_as_record_headers_through_the_relay() throws Exception {
     KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = KafkaTransportTest.unique("Traced");
     String topic = "outbox.event." + type;
     broker.createTopic(topic, 1);
-    OutboxWriter writer =
-        OutboxWriter.builder()
-            .contextHeaders(() -> Map.of("traceparent", TRACEPARENT, "tracestate", TRACESTATE))
-            .build();
     Map<String, Object> config = new HashMap<>();
     config.put("bootstrap.servers", broker.bootstrapServers());
 
-    try (TestDatabase db = TestDatabases.create(Flavor.H2, "KafkaTrace");
-        KafkaTransport transport = KafkaTransport.builder(config).build()) {
-      try (Connection c = db.connect()) {
-        OutboxSchema.create(c);
-        c.setAutoCommit(false);
-        writer.append(c, OutboxEvent.builder(type, "a-1", "FromHook").payload("{}").build());
-        writer.append(
-            c,
-            OutboxEvent.builder(type, "a-2", "FromCaller")
-                .payload("{}")
-                .header("traceparent", OWN_TRACEPARENT)
-                .build());
-        c.commit();
-      }
-      try (OutboxRelay relay =
-          OutboxRelay.builder(db.dataSource(), transport)
-              .sendTimeout(Duration.ofSeconds(20))
-              .build()) {
-        assertThat(relay.runOnce()).isEqualTo(2);
-      }
+    try (KafkaTransport transport = KafkaTransport.builder(config).build()) {
+      TracedEvents.appendAndRelay(transport, type, Duration.ofSeconds(20));
     }
 
     List<ConsumerRecord<String, byte[]>> records =

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.samples.ShopDatabase;
-import dev.outboxkit.samples.servlet.WebhookReceiverAccess;
+import dev.outboxkit.samples.servlet.WebhookReceiver;
 import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.FreshDatabase;
@@ -63,7 +63,7 @@ abstract class EjbSampleContractTest {
   @RegisterExtension final FreshDatabase database = ShopDatabase.fresh(this::flavor);
 
   private TestDatabase db;
-  private WebhookReceiverAccess receiver;
+  private WebhookReceiver receiver;
   private EJBContainer container;
   private OrderService orders;
   private ThreadCensus census;
@@ -73,7 +73,7 @@ abstract class EjbSampleContractTest {
   @BeforeEach
   void deploy() throws Exception {
     db = database.get();
-    receiver = new WebhookReceiverAccess(SECRET);
+    receiver = new WebhookReceiver(SECRET);
     census = ThreadCensus.take(NOT_OURS);
 
     // The deployment: the two beans, and the env-entries an operator sets outside the archive.
@@ -152,8 +152,8 @@ abstract class EjbSampleContractTest {
       orders.placeOrder(id, "tea", 2);
     }
 
-    Await.until(() -> receiver.received().size() >= ids.size(), PATIENCE, "every event delivered");
-    assertThat(receiver.received().values()).containsExactlyInAnyOrderElementsOf(ids);
+    Await.until(() -> receiver.received.size() >= ids.size(), PATIENCE, "every event delivered");
+    assertThat(receiver.received.values()).containsExactlyInAnyOrderElementsOf(ids);
     Await.until(
         () -> admin().count(EventStatus.PUBLISHED) == ids.size(),
         PATIENCE,
@@ -171,13 +171,11 @@ abstract class EjbSampleContractTest {
     orders.placeOrder("o-small", "kettle", 1);
 
     Await.until(
-        () -> receiver.received().containsValue("o-small"),
-        PATIENCE,
-        "the committed order's event");
+        () -> receiver.received.containsValue("o-small"), PATIENCE, "the committed order's event");
     assertThat(count("SELECT COUNT(*) FROM orders WHERE id = 'o-big'")).isZero();
     assertThat(count("SELECT COUNT(*) FROM outbox_event WHERE aggregate_id = 'o-big'")).isZero();
     assertThat(count("SELECT COUNT(*) FROM outbox_event")).isEqualTo(1);
-    assertThat(receiver.received()).doesNotContainValue("o-big");
+    assertThat(receiver.received).doesNotContainValue("o-big");
     assertThat(count("SELECT available FROM stock WHERE sku = 'kettle'")).isZero();
   }
 
@@ -186,7 +184,7 @@ abstract class EjbSampleContractTest {
       throws Exception {
     orders.placeOrder("o-threads", "tea", 1);
     Await.until(
-        () -> receiver.received().containsValue("o-threads"), PATIENCE, "the event delivered");
+        () -> receiver.received.containsValue("o-threads"), PATIENCE, "the event delivered");
 
     List<Thread> started = libraryCandidates(census.startedSince());
     // Every thread started since deployment, the container's own aside, is a managed one, and

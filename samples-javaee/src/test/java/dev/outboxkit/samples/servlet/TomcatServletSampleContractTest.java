@@ -3,28 +3,13 @@ package dev.outboxkit.samples.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.jdbc.EventStatus;
-import dev.outboxkit.jdbc.OutboxAdmin;
-import dev.outboxkit.samples.ShopDatabase;
 import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.Flavor;
-import dev.outboxkit.testkit.FreshDatabase;
-import dev.outboxkit.testkit.Sql;
-import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.ThreadCensus;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.apache.catalina.Context;
@@ -35,11 +20,7 @@ import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.dbcp.dbcp2.BasicDataSource;
 import org.apache.tomcat.util.descriptor.web.ContextResource;
 import org.apache.tomcat.util.scan.StandardJarScanner;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The servlet sample, compiled for {@code javax.servlet} from the jakarta source of {@code
@@ -48,13 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * resource behind the {@code jdbc/orders} resource-ref, and driven with real HTTP requests. Events
  * go out as signed webhooks to a real receiver. One subclass per database.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class TomcatServletSampleContractTest {
-  /** Bound of the waits; generous for a loaded machine, never a timing under test. */
-  private static final Duration PATIENCE = Duration.ofSeconds(20);
-
-  private static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-
+abstract class TomcatServletSampleContractTest extends ServletSampleContract {
   /** Threads others start for themselves: Tomcat's, the JDK HTTP clients', the test's. */
   private static final String[] NOT_OURS = {
     "http-nio-", // Tomcat's connector: acceptor, poller, request threads
@@ -67,23 +42,13 @@ abstract class TomcatServletSampleContractTest {
     "mysql-cj-abandoned-connection-cleanup", // Connector/J's own
   };
 
-  @RegisterExtension final FreshDatabase database = ShopDatabase.fresh(this::flavor);
-
-  private final HttpClient http = HttpClient.newHttpClient();
-  private TestDatabase db;
-  private WebhookReceiver receiver;
   private Tomcat tomcat;
   private Context webapp;
   private BasicDataSource containerPool;
   private ThreadCensus census;
-  private URI orders;
 
-  protected abstract Flavor flavor();
-
-  @BeforeEach
-  void deploy() throws Exception {
-    db = database.get();
-    receiver = new WebhookReceiver(SECRET);
+  @Override
+  URI deploy(URI webhooks) throws Exception {
     census = ThreadCensus.take(NOT_OURS);
 
     Path base = Files.createTempDirectory(Path.of("target"), "tomcat-");
@@ -104,7 +69,7 @@ abstract class TomcatServletSampleContractTest {
     scanner.setScanManifest(false);
     webapp.setJarScanner(scanner);
     // What an operator configures in the container, outside the war (context.xml <Parameter>).
-    webapp.addParameter(OutboxRelayListener.WEBHOOK_URL_PARAM, receiver.uri().toString());
+    webapp.addParameter(OutboxRelayListener.WEBHOOK_URL_PARAM, webhooks.toString());
     webapp.addParameter(OutboxRelayListener.WEBHOOK_SECRET_PARAM, SECRET);
     webapp.addParameter(OutboxRelayListener.WEBHOOK_ALLOW_LOCAL_PARAM, "true");
     webapp.addParameter(OutboxRelayListener.SHUTDOWN_TIMEOUT_PARAM, "PT1S");
@@ -118,7 +83,7 @@ abstract class TomcatServletSampleContractTest {
                 .getNamingContextListener()
                 .getEnvContext()
                 .lookup("jdbc/orders");
-    orders = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/shop/orders");
+    return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/shop/orders");
   }
 
   private ContextResource poolResource() {
@@ -151,69 +116,20 @@ abstract class TomcatServletSampleContractTest {
     return pool;
   }
 
-  /** Also after a test whose database or deployment never came: undoes what was done. */
-  @AfterEach
+  @Override
   void undeploy() throws Exception {
     try {
       if (tomcat != null) {
         tomcat.stop();
         tomcat.destroy();
       }
-    } finally { // a failed stop is reported, and the next test still gets a fresh receiver and pool
+    } finally { // a failed stop is reported, and the next test still gets a fresh pool
       tomcat = null;
-      if (receiver != null) {
-        receiver.close();
-        receiver = null;
-      }
       if (containerPool != null) {
         containerPool.close();
         containerPool = null;
       }
     }
-  }
-
-  @Test
-  void post_places_orders_and_the_relay_publishes_their_events() throws Exception {
-    List<String> ids = List.of("o-1", "o-2", "o-3", "o-4", "o-5");
-    for (String id : ids) {
-      HttpResponse<String> response = post(id, "tea", 2);
-      assertThat(response.statusCode()).as("POST %s", id).isEqualTo(201);
-      assertThat(response.headers().firstValue("Location")).hasValue("/shop/orders/" + id);
-    }
-
-    Await.until(() -> receiver.received.size() >= ids.size(), PATIENCE, "every event delivered");
-    assertThat(receiver.received.values()).containsExactlyInAnyOrderElementsOf(ids);
-    // The webhook id is the event id appended in the order's transaction.
-    assertThat(receiver.received).containsExactlyInAnyOrderEntriesOf(eventIdsByOrder());
-    Await.until(
-        () -> admin().count(EventStatus.PUBLISHED) == ids.size(),
-        PATIENCE,
-        "every event PUBLISHED");
-    assertThat(count("SELECT COUNT(*) FROM orders")).isEqualTo(ids.size());
-    assertThat(count("SELECT available FROM stock WHERE sku = 'tea'")).isEqualTo(90);
-  }
-
-  @Test
-  void post_rolls_back_the_order_and_its_event_when_the_stock_cannot_cover_it() throws Exception {
-    assertThat(post("o-big", "kettle", 2).statusCode()).isEqualTo(409);
-    assertThat(post("o-small", "kettle", 1).statusCode()).isEqualTo(201);
-
-    Await.until(
-        () -> receiver.received.containsValue("o-small"), PATIENCE, "the committed order's event");
-    assertThat(count("SELECT COUNT(*) FROM orders WHERE id = 'o-big'")).isZero();
-    assertThat(count("SELECT COUNT(*) FROM outbox_event WHERE aggregate_id = 'o-big'")).isZero();
-    assertThat(count("SELECT COUNT(*) FROM outbox_event")).isEqualTo(1);
-    assertThat(receiver.received).doesNotContainValue("o-big");
-    assertThat(count("SELECT available FROM stock WHERE sku = 'kettle'")).isZero();
-  }
-
-  @Test
-  void post_answers_400_to_a_malformed_order_and_writes_nothing() throws Exception {
-    assertThat(post("o-\"1", "tea", 1).statusCode()).isEqualTo(400);
-    assertThat(post("o-2", "tea", 0).statusCode()).isEqualTo(400);
-
-    assertThat(count("SELECT COUNT(*) FROM orders")).isZero();
-    assertThat(count("SELECT COUNT(*) FROM outbox_event")).isZero();
   }
 
   @Test
@@ -248,37 +164,6 @@ abstract class TomcatServletSampleContractTest {
     // Neither the servlet nor the relay kept a connection of the container's pool.
     assertThat(containerPool.isClosed()).isFalse();
     assertThat(containerPool.getNumActive()).isZero();
-  }
-
-  private HttpResponse<String> post(String id, String sku, int quantity) throws Exception {
-    String form = "id=" + id + "&sku=" + sku + "&quantity=" + quantity;
-    return http.send(
-        HttpRequest.newBuilder(orders)
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .POST(HttpRequest.BodyPublishers.ofString(form))
-            .timeout(Duration.ofSeconds(20))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
-
-  private OutboxAdmin admin() {
-    return OutboxAdmin.create(db.dataSource());
-  }
-
-  private Map<String, String> eventIdsByOrder() throws SQLException {
-    Map<String, String> ids = new TreeMap<>();
-    try (Connection c = db.connect();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT id, aggregate_id FROM outbox_event")) {
-      while (rs.next()) {
-        ids.put(rs.getString(1), rs.getString(2));
-      }
-    }
-    return ids;
-  }
-
-  private long count(String sql) throws SQLException {
-    return Sql.queryLong(db.dataSource(), sql);
   }
 
   private static String names(List<Thread> threads) {

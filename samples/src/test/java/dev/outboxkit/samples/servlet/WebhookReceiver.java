@@ -14,11 +14,12 @@ import java.util.concurrent.TimeUnit;
 /**
  * A real webhook endpoint on 127.0.0.1 (the test kit's {@link HttpReceiver}): verifies each
  * request's signature (401 if it fails) and records the verified ones by webhook id. Requests for
- * one chosen order can be held unanswered, to catch the relay with a batch in flight.
+ * one chosen order can be held unanswered, to catch the relay with a batch in flight. Public for
+ * samples-javaee's EJB tests, which compile a copy of it.
  */
-final class WebhookReceiver implements AutoCloseable {
+public final class WebhookReceiver implements AutoCloseable {
   /** Verified webhooks: webhook id to order id (the aggregate id header). */
-  final Map<String, String> received = new ConcurrentHashMap<>();
+  public final Map<String, String> received = new ConcurrentHashMap<>();
 
   private final WebhookVerifier verifier;
   private final HttpReceiver server;
@@ -26,7 +27,13 @@ final class WebhookReceiver implements AutoCloseable {
   private final CountDownLatch heldArrived = new CountDownLatch(1);
   private volatile String holdOrder;
 
-  WebhookReceiver(String secret) throws IOException {
+  /**
+   * Starts a receiver on 127.0.0.1 that verifies signatures with this secret.
+   *
+   * @param secret the {@code whsec_...} secret
+   * @throws IOException if the server cannot bind
+   */
+  public WebhookReceiver(String secret) throws IOException {
     verifier = WebhookVerifier.of(secret);
     server =
         HttpReceiver.start(
@@ -37,7 +44,8 @@ final class WebhookReceiver implements AutoCloseable {
     server.respond(this::answer);
   }
 
-  URI uri() {
+  /** Where to POST. */
+  public URI uri() {
     return server.uri("/events");
   }
 

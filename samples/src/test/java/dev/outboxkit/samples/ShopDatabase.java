@@ -10,8 +10,8 @@ import java.sql.Statement;
 import java.util.function.Supplier;
 
 /**
- * The database of the shop samples' contract tests (Tomcat, EJB): a fresh one per test class with
- * the shop's tables and the outbox table, emptied and restocked before each test.
+ * The database of the shop samples' contract tests (Jetty, Tomcat, EJB): a fresh one per test class
+ * with the shop's tables and the outbox table, emptied and restocked before each test.
  */
 public final class ShopDatabase {
   private ShopDatabase() {}

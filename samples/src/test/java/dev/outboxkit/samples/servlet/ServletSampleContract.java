@@ -1,0 +1,157 @@
+package dev.outboxkit.samples.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxkit.jdbc.EventStatus;
+import dev.outboxkit.jdbc.OutboxAdmin;
+import dev.outboxkit.samples.ShopDatabase;
+import dev.outboxkit.testkit.Await;
+import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.FreshDatabase;
+import dev.outboxkit.testkit.Sql;
+import dev.outboxkit.testkit.TestDatabase;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * What the servlet sample does in any servlet container: deployed with the database bound in JNDI
+ * as a container resource, driven with real HTTP requests, its events sent as signed webhooks to a
+ * real receiver. A subclass deploys it in its container (Jetty 12 here; Tomcat 9 in samples-javaee,
+ * which compiles a copy of this file, so it names no servlet API) and adds what is the container's.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class ServletSampleContract {
+  /** Bound of the waits; generous for a loaded machine, never a timing under test. */
+  static final Duration PATIENCE = Duration.ofSeconds(20);
+
+  static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+  @RegisterExtension final FreshDatabase database = ShopDatabase.fresh(this::flavor);
+
+  private final HttpClient http = HttpClient.newHttpClient();
+  TestDatabase db;
+  WebhookReceiver receiver;
+  private URI orders;
+
+  protected abstract Flavor flavor();
+
+  /**
+   * Deploys the sample in a started container that sends its webhooks to this receiver.
+   *
+   * @return the URI of the sample's orders servlet
+   */
+  abstract URI deploy(URI webhooks) throws Exception;
+
+  /** Stops what {@link #deploy} started, as far as it got (also after it failed). */
+  abstract void undeploy() throws Exception;
+
+  @BeforeEach
+  void deployShop() throws Exception {
+    db = database.get();
+    receiver = new WebhookReceiver(SECRET);
+    orders = deploy(receiver.uri());
+  }
+
+  /** Also after a test whose database or deployment never came: undoes what was done. */
+  @AfterEach
+  void undeployShop() throws Exception {
+    try {
+      undeploy();
+    } finally { // a failed stop is reported, and the next test still gets a fresh receiver
+      if (receiver != null) {
+        receiver.close();
+        receiver = null;
+      }
+    }
+  }
+
+  @Test
+  void post_places_orders_and_the_relay_publishes_their_events() throws Exception {
+    List<String> ids = List.of("o-1", "o-2", "o-3", "o-4", "o-5");
+    for (String id : ids) {
+      HttpResponse<String> response = post(id, "tea", 2);
+      assertThat(response.statusCode()).as("POST %s", id).isEqualTo(201);
+      assertThat(response.headers().firstValue("Location")).hasValue("/shop/orders/" + id);
+    }
+
+    Await.until(() -> receiver.received.size() >= ids.size(), PATIENCE, "every event delivered");
+    assertThat(receiver.received.values()).containsExactlyInAnyOrderElementsOf(ids);
+    // The webhook id is the event id appended in the order's transaction.
+    assertThat(receiver.received).containsExactlyInAnyOrderEntriesOf(eventIdsByOrder());
+    Await.until(
+        () -> admin().count(EventStatus.PUBLISHED) == ids.size(),
+        PATIENCE,
+        "every event PUBLISHED");
+    assertThat(count("SELECT COUNT(*) FROM orders")).isEqualTo(ids.size());
+    assertThat(count("SELECT available FROM stock WHERE sku = 'tea'")).isEqualTo(90);
+  }
+
+  @Test
+  void post_rolls_back_the_order_and_its_event_when_the_stock_cannot_cover_it() throws Exception {
+    assertThat(post("o-big", "kettle", 2).statusCode()).isEqualTo(409);
+    assertThat(post("o-small", "kettle", 1).statusCode()).isEqualTo(201);
+
+    Await.until(
+        () -> receiver.received.containsValue("o-small"), PATIENCE, "the committed order's event");
+    assertThat(count("SELECT COUNT(*) FROM orders WHERE id = 'o-big'")).isZero();
+    assertThat(count("SELECT COUNT(*) FROM outbox_event WHERE aggregate_id = 'o-big'")).isZero();
+    assertThat(count("SELECT COUNT(*) FROM outbox_event")).isEqualTo(1);
+    assertThat(receiver.received).doesNotContainValue("o-big");
+    assertThat(count("SELECT available FROM stock WHERE sku = 'kettle'")).isZero();
+  }
+
+  @Test
+  void post_answers_400_to_a_malformed_order_and_writes_nothing() throws Exception {
+    assertThat(post("o-\"1", "tea", 1).statusCode()).isEqualTo(400);
+    assertThat(post("o-2", "tea", 0).statusCode()).isEqualTo(400);
+
+    assertThat(count("SELECT COUNT(*) FROM orders")).isZero();
+    assertThat(count("SELECT COUNT(*) FROM outbox_event")).isZero();
+  }
+
+  HttpResponse<String> post(String id, String sku, int quantity) throws Exception {
+    String form = "id=" + id + "&sku=" + sku + "&quantity=" + quantity;
+    return http.send(
+        HttpRequest.newBuilder(orders)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .POST(HttpRequest.BodyPublishers.ofString(form))
+            .timeout(Duration.ofSeconds(20))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  OutboxAdmin admin() {
+    return OutboxAdmin.create(db.dataSource());
+  }
+
+  private Map<String, String> eventIdsByOrder() throws SQLException {
+    Map<String, String> ids = new TreeMap<>();
+    try (Connection c = db.connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT id, aggregate_id FROM outbox_event")) {
+      while (rs.next()) {
+        ids.put(rs.getString(1), rs.getString(2));
+      }
+    }
+    return ids;
+  }
+
+  long count(String sql) throws SQLException {
+    return Sql.queryLong(db.dataSource(), sql);
+  }
+}
