@@ -126,8 +126,7 @@ public final class FreshDatabase implements BeforeEachCallback, TestExecutionExc
     outcome = store.get(this, Outcome.class);
     if (outcome == null) {
       outcome = create(testClass);
-      // Closed with the class's (or run's) context, once its last test and @AfterAll methods are
-      // done.
+      // Closed with the class's (or run's) context, once its last test and after-methods are done.
       store.put(this, outcome);
     }
     Sql.execute(outcome.usable().dataSource(), beforeEachTest.toArray(new String[0]));
