@@ -16,6 +16,8 @@ import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 3, broker outage (guarantee 5). Kafka is stopped in the middle of a drain by two relays
@@ -26,7 +28,9 @@ import org.junit.jupiter.api.Test;
  * probes handed to the transport during the outage, and the connection attempts that reach the
  * broker's port (held meanwhile by a {@link ConnectionCounter}), are counted.
  */
-abstract class BrokerOutageTest extends FaultTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class BrokerOutageTest extends FaultTest {
   private static final int EVENTS = 10_000;
   private static final int DURING_OUTAGE = 1_000;
   private static final int OUTAGE_SECONDS = 12;

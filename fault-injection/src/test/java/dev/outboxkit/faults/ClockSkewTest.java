@@ -17,6 +17,8 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 7, clock skew. Two relay JVMs whose injected clocks ({@code OutboxRelay.Builder#clock})
@@ -33,7 +35,9 @@ import org.junit.jupiter.api.Test;
  *       before anything of their batch was sent.
  * </ul>
  */
-abstract class ClockSkewTest extends FaultTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class ClockSkewTest extends FaultTest {
   private static final int EVENTS = 5_000;
   private static final int SKEW_MINUTES = 7;
   private static final Duration LEASE = Duration.ofSeconds(6);

@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 1, application crash around commit (guarantee 1, atomic intent). A child JVM appends in
@@ -27,7 +29,9 @@ import org.junit.jupiter.api.Test;
  * every committed business row, exactly one outbox row, and no outbox row without its business row;
  * every transaction the child saw committed must be there in full.
  */
-abstract class CommitCrashTest extends FaultTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class CommitCrashTest extends FaultTest {
   private static final int KILLS = 20;
 
   /** Where a kill landed, judged by the child's last protocol line. */

@@ -7,6 +7,7 @@ import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.RecordingListener;
 import dev.outboxkit.kafka.KafkaEvents;
 import dev.outboxkit.testkit.Await;
+import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.JdbcUrlServer;
 import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
@@ -20,8 +21,10 @@ import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 5, the database server crashes under the relay. While two relays drain a backlog to
@@ -41,7 +44,9 @@ import org.junit.jupiter.api.Test;
  * <p>Unlike the other scenarios this one needs a server of its own (the shared ones must never be
  * killed), so it replaces {@link FaultTest}'s database with one on a {@link DatabaseCrashServer}.
  */
-abstract class DatabaseCrashTest extends FaultTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class DatabaseCrashTest extends FaultTest {
   private static final int EVENTS = 20_000;
   private static final int CRASHES = 3;
   private static final Duration DOWN = Duration.ofSeconds(2);
@@ -50,7 +55,11 @@ abstract class DatabaseCrashTest extends FaultTest {
   private DatabaseCrashServer server;
 
   /** A server of {@link #flavor()}, not started. */
-  protected abstract DatabaseCrashServer newServer();
+  private DatabaseCrashServer newServer() {
+    return flavor() == Flavor.POSTGRES
+        ? new DatabaseCrashPostgresServer()
+        : new DatabaseCrashMariaDbServer();
+  }
 
   @Override
   protected TestDatabase newDatabase(String name) {
@@ -61,11 +70,11 @@ abstract class DatabaseCrashTest extends FaultTest {
   }
 
   /**
-   * Stops the server. The class's database is closed after this (FreshDatabase closes it once the
-   * class is done): its pool's connections are gone with the server, and its drop is refused, which
-   * leaves nothing behind: the next start deletes the data directory.
+   * Stops the run's server. The run's database is closed after this (FreshDatabase closes it once
+   * the run is done): its pool's connections are gone with the server, and its drop is refused,
+   * which leaves nothing behind: the next start deletes the data directory.
    */
-  @AfterAll
+  @AfterParameterizedClassInvocation
   void stopServer() {
     if (server != null) {
       server.close();

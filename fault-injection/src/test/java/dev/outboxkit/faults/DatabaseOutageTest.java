@@ -23,6 +23,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 4, database outage under the relay. While two relays drain a backlog to Kafka, the
@@ -36,7 +38,9 @@ import org.junit.jupiter.api.Test;
  * test database is a database of its own, so its sessions ({@code processlist.db}) are the target;
  * that includes the test's own pooled connections, whose reads retry.
  */
-abstract class DatabaseOutageTest extends FaultTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class DatabaseOutageTest extends FaultTest {
   private static final int EVENTS = 20_000;
   private static final int REFILL = 5_000;
   private static final int MIN_CUTS = 8;

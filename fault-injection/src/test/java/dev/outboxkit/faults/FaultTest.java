@@ -16,6 +16,7 @@ import dev.outboxkit.testkit.FreshDatabase;
 import dev.outboxkit.testkit.Sql;
 import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.TestDatabases;
+import dev.outboxkit.testkit.TestFlavors;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -33,14 +34,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.Parameter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What every scenario needs: a fresh database of the subclass's flavour with the outbox table, a
- * seeded {@link Random} (the seed is logged; {@code -Dfaults.seed=} replays a run), things to close
- * after each test (child JVMs first, they are registered last), and waits that poll the database
- * through connection failures.
+ * What every scenario needs: a fresh database of the run's flavour (each scenario runs once per
+ * flavour of {@link #flavors()}) with the outbox table, a seeded {@link Random} (the seed is
+ * logged; {@code -Dfaults.seed=} replays a run), things to close after each test (child JVMs first,
+ * they are registered last), and waits that poll the database through connection failures.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class FaultTest {
@@ -52,14 +54,24 @@ abstract class FaultTest {
           .setUp(this::createTable)
           .beforeEachTest("DELETE FROM outbox_event");
 
+  /** Set in each run of a scenario, see {@link #flavors()}. */
+  @Parameter private Flavor flavor;
+
   protected TestDatabase db;
   protected DataSource ds;
   protected Random random;
   protected long seed;
   private final List<AutoCloseable> toClose = new ArrayList<>();
 
-  /** The database product this subclass runs on. */
-  protected abstract Flavor flavor();
+  /** What a scenario runs on, its {@code @MethodSource}: PostgreSQL and MariaDB. */
+  static List<Flavor> flavors() {
+    return TestFlavors.of(Flavor.POSTGRES, Flavor.MARIADB);
+  }
+
+  /** The database product this run is on. */
+  protected Flavor flavor() {
+    return flavor;
+  }
 
   /** The class's fresh database: on the shared server of {@link #flavor()}, unless overridden. */
   protected TestDatabase newDatabase(String name) throws Exception {

@@ -24,6 +24,8 @@ import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 6, poison in bulk (guarantee 5 from the other side: an event-specific permanent failure
@@ -43,7 +45,9 @@ import org.junit.jupiter.api.Test;
  * ordered mode (the default) and each poison event is the only event of its aggregate, so its
  * quarantine holds back nothing else.
  */
-abstract class PoisonBulkTest extends FaultTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class PoisonBulkTest extends FaultTest {
   // 100 poison events among 9,900 healthy ones per run: enough to see each quarantined exactly,
   // in four runs (two of them the clean baseline of a ratio that is only reported).
   private static final int EVENTS = 10_000;

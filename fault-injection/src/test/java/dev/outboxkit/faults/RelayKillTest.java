@@ -16,6 +16,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 2, relay killed mid-batch (guarantee 2). Two relay JVMs drain a backlog to Kafka; one of
@@ -30,7 +32,9 @@ import org.junit.jupiter.api.Test;
  * although it took the record, or the lease was lost). No event is sent again after a relay
  * recorded it PUBLISHED.
  */
-abstract class RelayKillTest extends FaultTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class RelayKillTest extends FaultTest {
   private static final int EVENTS = 50_000;
   // Many aggregates, so that a restarted relay finds heads to claim: in ordered mode the steady
   // relay holds up to three batches of 200 heads IN_FLIGHT (the one sent, the one claimed ahead,

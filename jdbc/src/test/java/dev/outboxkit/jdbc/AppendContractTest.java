@@ -26,9 +26,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
-/** What {@link Outbox#append} promises, on every database. Subclasses pick the database. */
-abstract class AppendContractTest extends DatabaseTest {
+/** What {@link Outbox#append} promises, on every database. */
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class AppendContractTest extends DatabaseTest {
   /** The columns EventRows reads, as the claim statements return them. */
   private static final String EVENT_COLUMNS = EngineAccess.eventColumns();
 

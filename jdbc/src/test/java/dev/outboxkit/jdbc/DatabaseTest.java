@@ -5,15 +5,19 @@ import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.FreshDatabase;
 import dev.outboxkit.testkit.Sql;
 import dev.outboxkit.testkit.TestDatabase;
+import dev.outboxkit.testkit.TestFlavors;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.Parameter;
 
 /**
- * Base of the contract suites: one fresh database per test class on a real server of the subclass's
- * flavour, with the outbox table created and emptied before each test.
+ * Base of the contract suites: one fresh database per test class (per run of a suite parameterized
+ * by flavour) on a real server of the flavour, with the outbox table created and emptied before
+ * each test.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class DatabaseTest {
@@ -26,12 +30,22 @@ abstract class DatabaseTest {
           // magnitude.
           .beforeEachTest("TRUNCATE TABLE outbox_event");
 
+  /** Set in each run of a suite parameterized by flavour, see {@link #flavors()}. */
+  @Parameter private Flavor flavor;
+
   protected TestDatabase db;
   protected DataSource ds;
   protected Dialect dialect;
 
-  /** The database product this subclass runs on. */
-  protected abstract Flavor flavor();
+  /** What a suite parameterized by flavour runs on: {@code @MethodSource("flavors")}. */
+  static List<Flavor> flavors() {
+    return TestFlavors.all();
+  }
+
+  /** The database product this test runs on: the suite's parameter, unless a subclass names it. */
+  protected Flavor flavor() {
+    return flavor;
+  }
 
   private void createSchema(TestDatabase fresh) throws SQLException {
     db = fresh;

@@ -17,13 +17,16 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Event fields at the limits {@link OutboxEvent} accepts come back unchanged from every database,
  * through append, claim and send; and text from rows written by other tools cannot forge log lines.
- * Subclasses pick the database.
  */
-abstract class EventFieldsContractTest extends RelayDatabaseTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class EventFieldsContractTest extends RelayDatabaseTest {
   private static final String EVENT_COLUMNS = EngineAccess.eventColumns();
 
   /** One character outside the Basic Multilingual Plane: two UTF-16 units, four UTF-8 bytes. */

@@ -5,17 +5,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxkit.jdbc.dialect.ClaimCapability;
 import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.testing.RecordingTransport;
+import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.TestFlavors;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
  * The relay suite with the claim chosen by capability, not by vendor: H2 claiming without SKIP
  * LOCKED (CONDITIONAL_UPDATE).
  */
-class H2ConditionalClaimRelayTest extends H2RelayTest {
+class H2ConditionalClaimRelayTest extends RelayContractTest {
   private static final SqlDialect DIALECT =
       Dialect.H2.preset().toBuilder("H2, CONDITIONAL_UPDATE")
           .claim(ClaimCapability.CONDITIONAL_UPDATE)
           .build();
+
+  /** Hides {@link DatabaseTest#flavors()}: the dialect is H2's, so it runs there alone. */
+  static List<Flavor> flavors() {
+    return TestFlavors.of(Flavor.H2);
+  }
 
   @Override
   protected SqlDialect relayDialect() {

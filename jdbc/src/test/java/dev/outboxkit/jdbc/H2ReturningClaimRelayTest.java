@@ -2,6 +2,9 @@ package dev.outboxkit.jdbc;
 
 import dev.outboxkit.jdbc.dialect.ClaimCapability;
 import dev.outboxkit.jdbc.dialect.SqlDialect;
+import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.TestFlavors;
+import java.util.List;
 
 /**
  * The relay suite with the one-statement claim ({@link ClaimCapability#RETURNING}) on a second
@@ -9,7 +12,7 @@ import dev.outboxkit.jdbc.dialect.SqlDialect;
  * its {@code FINAL TABLE}, and skips rows other transactions hold in the merge's source. The
  * statements are a user's overrides, proving the capability apart from PostgreSQL's text.
  */
-class H2ReturningClaimRelayTest extends H2RelayTest {
+class H2ReturningClaimRelayTest extends RelayContractTest {
   /**
    * The claim, its limit bound before its owner: a MERGE reads its source once, where an {@code
    * UPDATE … WHERE seq IN (subquery)} ran 300 times slower here. The source's {@code FOR UPDATE}
@@ -52,6 +55,11 @@ class H2ReturningClaimRelayTest extends H2RelayTest {
                   + String.format(CLAIM, HEAD)
                   + ") o ORDER BY o.seq")
           .build();
+
+  /** Hides {@link DatabaseTest#flavors()}: the dialect is H2's, so it runs there alone. */
+  static List<Flavor> flavors() {
+    return TestFlavors.of(Flavor.H2);
+  }
 
   @Override
   protected SqlDialect relayDialect() {

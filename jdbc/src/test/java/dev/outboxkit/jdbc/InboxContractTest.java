@@ -15,10 +15,21 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** What {@link Inbox} promises consumers, on every database. */
-abstract class InboxContractTest extends DatabaseTest {
-  private final Inbox inbox = Inbox.create();
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class InboxContractTest extends DatabaseTest {
+  private Inbox inbox;
+
+  /** An inbox per database, as applications have: it keeps the dialect of its first connection. */
+  @BeforeParameterizedClassInvocation
+  void createInbox() {
+    inbox = Inbox.create();
+  }
 
   @BeforeEach
   void createTables() throws SQLException {

@@ -6,6 +6,8 @@ import dev.outboxkit.jdbc.internal.OutboxSql;
 import dev.outboxkit.jdbc.internal.Statement;
 import dev.outboxkit.jdbc.internal.Statements;
 import dev.outboxkit.jdbc.internal.TableName;
+import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.TestFlavors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,6 +16,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * With 200,000 rows in the table, of which the last 10,000 are PENDING, MySQL's and MariaDB's claim
@@ -21,10 +25,39 @@ import org.junit.jupiter.api.Test;
  * live rows sitting at the end of the primary key is what real tables look like, and what lures the
  * optimizer into walking the primary key in seq order past every finished row.
  */
-abstract class MySqlFamilyClaimPlanTest extends DatabaseTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class MySqlFamilyClaimPlanTest extends DatabaseTest {
+  /** The digits 0..9 as column {@code d}; MySQL has no sequence engine. */
+  static final String DIGITS =
+      "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4"
+          + " UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8"
+          + " UNION ALL SELECT 9)";
+
+  /** Hides {@link DatabaseTest#flavors()}: the plans checked are MySQL's and MariaDB's. */
+  static List<Flavor> flavors() {
+    return TestFlavors.of(Flavor.MYSQL, Flavor.MARIADB);
+  }
 
   /** A query yielding column {@code n} = 1..200,000. */
-  protected abstract String numbers();
+  private String numbers() {
+    if (flavor() == Flavor.MARIADB) {
+      return "SELECT seq AS n FROM seq_1_to_200000";
+    }
+    // MySQL has no sequence engine: digits cross-joined, 1..200,000.
+    return "SELECT a.d + 10 * b.d + 100 * c.d + 1000 * e.d + 10000 * f.d + 100000 * g.d + 1 AS n"
+        + " FROM "
+        + DIGITS
+        + " a, "
+        + DIGITS
+        + " b, "
+        + DIGITS
+        + " c, "
+        + DIGITS
+        + " e, "
+        + DIGITS
+        + " f, (SELECT 0 d UNION ALL SELECT 1) g";
+  }
 
   /** One EXPLAIN row. */
   private record Step(int id, String table, String key, String type, long rows) {}

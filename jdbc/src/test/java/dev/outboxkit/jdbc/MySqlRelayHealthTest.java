@@ -11,7 +11,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-class MySqlRelayHealthTest extends RelayHealthContractTest {
+/** MySQL's own health check, beside {@link RelayHealthContractTest}'s run on MySQL. */
+class MySqlRelayHealthTest extends RelayDatabaseTest {
   @Override
   protected Flavor flavor() {
     return Flavor.MYSQL;

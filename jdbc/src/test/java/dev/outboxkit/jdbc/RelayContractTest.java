@@ -11,6 +11,7 @@ import dev.outboxkit.SendResult;
 import dev.outboxkit.Transport;
 import dev.outboxkit.jdbc.internal.EngineAccess;
 import dev.outboxkit.testing.RecordingTransport;
+import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.MutableClock;
 import dev.outboxkit.testkit.StatementHook;
 import java.nio.charset.StandardCharsets;
@@ -35,18 +36,24 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The relay protocol (docs/ARCHITECTURE.md) and the README's guarantees, on every database. */
-abstract class RelayContractTest extends RelayDatabaseTest {
-
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class RelayContractTest extends RelayDatabaseTest {
   /**
    * Events per aggregate in the ordered-mode stress test (50 aggregates, three relays, random
-   * retries).
+   * retries). A quarter of the load on MySQL: without PostgreSQL's loose index scan the ordered
+   * claim reads every PENDING row to find the aggregates' heads, and the embedded MySQL 8.0.15 took
+   * 6 minutes for the full 10,000 events (its limit); 2,500 events still interleave 50 aggregates
+   * across three relays with retries, which is what the test is about. MariaDB runs the full load.
    */
-  protected int orderedEventsPerAggregate() {
-    return 200;
+  private int orderedEventsPerAggregate() {
+    return flavor() == Flavor.MYSQL ? 50 : 200;
   }
 
   // ---------------------------------------------------------------- at-least-once, no duplicates

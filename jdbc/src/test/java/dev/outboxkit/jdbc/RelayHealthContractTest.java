@@ -19,13 +19,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A relay's health and its start-up check of the table, on every database: a missing table, an
  * outdated one, a closed data source and a wrong dialect each end in a clear answer naming what to
  * do, never in a relay that says RUNNING while it relays nothing.
  */
-abstract class RelayHealthContractTest extends RelayDatabaseTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class RelayHealthContractTest extends RelayDatabaseTest {
   /** Bound of the waits for relays; generous for a loaded machine, never a timing under test. */
   private static final Duration PATIENCE = Duration.ofSeconds(30);
 

@@ -36,6 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * What production does to a relay, on every database: leases lost by stalled relays, relays that
@@ -44,7 +46,9 @@ import org.junit.jupiter.api.Test;
  * held up on the server. (Network black holes and database crashes are in the fault-injection
  * suite.)
  */
-abstract class RelayRobustnessContractTest extends RelayDatabaseTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class RelayRobustnessContractTest extends RelayDatabaseTest {
   /** Bound of the waits for relays; generous for a loaded machine, never a timing under test. */
   private static final Duration PATIENCE = Duration.ofSeconds(20);
 

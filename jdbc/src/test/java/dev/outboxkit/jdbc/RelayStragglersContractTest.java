@@ -18,6 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * No head-of-line blocking (issue 18, item 3): a batch does not wait for its slowest send. Events
@@ -25,7 +27,9 @@ import org.junit.jupiter.api.Test;
  * slow destination's sends are still under way — within a bounded number of events, each cut off by
  * the send timeout and handed back uncharged, on every way out (drain, close).
  */
-abstract class RelayStragglersContractTest extends RelayDatabaseTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class RelayStragglersContractTest extends RelayDatabaseTest {
 
   @Test
   void events_confirmed_are_recorded_while_a_slow_send_of_their_batch_is_still_under_way()

@@ -9,6 +9,7 @@ import dev.outboxkit.SendResult;
 import dev.outboxkit.testing.RecordingTransport;
 import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.TestFlavors;
 import dev.outboxkit.testkit.ThreadCensus;
 import dev.outboxkit.testkit.ThreadCensus.CountingFactory;
 import java.sql.Connection;
@@ -23,6 +24,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Where the relay's threads come from: with a {@code threadFactory} every thread it starts is the
@@ -30,7 +33,14 @@ import org.junit.jupiter.api.Test;
  * threads; either way none outlives {@code close()}. On PostgreSQL the notification listener runs
  * too.
  */
-abstract class RelayThreadsContractTest extends DatabaseTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class RelayThreadsContractTest extends DatabaseTest {
+  /** Not MySQL: it runs the same driver, so the same driver threads, as MariaDB. */
+  static List<Flavor> flavors() {
+    return TestFlavors.of(Flavor.POSTGRES, Flavor.MARIADB, Flavor.H2);
+  }
+
   /** Threads that the pool and the drivers start for themselves, not the relay. */
   private static ThreadCensus census() {
     return ThreadCensus.take(

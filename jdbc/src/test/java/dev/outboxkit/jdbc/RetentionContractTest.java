@@ -25,20 +25,34 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Scheduled retention ({@code OutboxRelay.Builder.retention}) on a real database: what goes, what
- * stays, and a purge of a large table beside running relays and appenders. One subclass per
- * database.
+ * stays, and a purge of a large table beside running relays and appenders. One run per database.
  */
-abstract class RetentionContractTest extends RelayDatabaseTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class RetentionContractTest extends RelayDatabaseTest {
   private static final Logger log = LoggerFactory.getLogger(RetentionContractTest.class);
 
   /** Rows of the large table: the issue asks for at least a million beside running relays. */
-  protected int largeTableRows() {
-    return 1_000_000;
+  private int largeTableRows() {
+    switch (flavor()) {
+      case MYSQL:
+        // A quarter of the million: MariaDB runs the million rows on the same statements
+        // (mysql.sql), and the embedded MySQL 8 server takes about two and a half minutes of a CI
+        // run for them.
+        return 250_000;
+      case H2:
+        // In-memory H2, a development dialect: a fifth of the rows keeps the build's heap small.
+        return 200_000;
+      default:
+        return 1_000_000;
+    }
   }
 
   @Test

@@ -19,6 +19,8 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every statement that returns rows returns exactly the columns its {@link Statement} declares, run
@@ -26,7 +28,9 @@ import org.junit.jupiter.api.Test;
  * user's) cannot drop or rename a column the code reads. Each runs in a transaction that is rolled
  * back.
  */
-abstract class StatementColumnsContractTest extends DatabaseTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class StatementColumnsContractTest extends DatabaseTest {
 
   @Test
   void each_statement_returns_the_columns_it_declares() throws SQLException {

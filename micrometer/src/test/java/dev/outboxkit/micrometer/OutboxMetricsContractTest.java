@@ -14,6 +14,7 @@ import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.MutableClock;
 import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.TestDatabases;
+import dev.outboxkit.testkit.TestFlavors;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.time.Duration;
@@ -25,13 +26,18 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@link OutboxMetrics} on a real relay and database: after a drain with a retry and a DEAD event
  * the meters show exactly what happened, and the backlog gauges follow the table at the pace of the
  * snapshot interval, not of the gauge reads.
  */
-abstract class OutboxMetricsContractTest {
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
+class OutboxMetricsContractTest {
   private static final Duration INTERVAL = Duration.ofSeconds(10);
 
   private TestDatabase db;
@@ -39,11 +45,16 @@ abstract class OutboxMetricsContractTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final MutableClock clock = new MutableClock();
 
-  protected abstract Flavor flavor();
+  @Parameter private Flavor flavor;
+
+  /** The in-memory database and one real server: the meters are the same code on every database. */
+  static List<Flavor> flavors() {
+    return TestFlavors.of(Flavor.H2, Flavor.POSTGRES);
+  }
 
   @BeforeEach
   void createDatabase() throws Exception {
-    db = TestDatabases.create(flavor(), getClass().getSimpleName());
+    db = TestDatabases.create(flavor, getClass().getSimpleName());
     ds = db.dataSource();
     try (Connection c = ds.getConnection()) {
       OutboxSchema.create(c);

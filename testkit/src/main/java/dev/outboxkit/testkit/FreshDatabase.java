@@ -7,41 +7,42 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import org.opentest4j.TestAbortedException;
 
 /**
  * A JUnit 5 extension that gives a test class a fresh database of its own on a real server, and
  * closes it (the pool shut, the database dropped) once the class is done. It is registered with
  * {@link RegisterExtension} on an instance field of a {@code @TestInstance(PER_CLASS)} class, so it
- * can ask the instance which flavour to use; the pattern is an abstract contract class whose
- * subclasses each name a flavour in one line:
+ * can ask the instance which flavour to use; the pattern is a contract class run once per flavour,
+ * each run with a database of its own (JUnit keeps one test instance for all the runs):
  *
  * <pre>{@code
  * @TestInstance(TestInstance.Lifecycle.PER_CLASS)
- * abstract class RelayContractTest {
+ * @ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+ * @MethodSource("flavors")
+ * class RelayContractTest {
+ *   @Parameter Flavor flavor;
+ *
  *   @RegisterExtension
  *   final FreshDatabase database =
- *       FreshDatabase.of(this::flavor)
- *           .setUp(this::createTables)               // once, on the fresh database
+ *       FreshDatabase.of(() -> flavor)
+ *           .setUp(this::createTables)               // once per run, on its fresh database
  *           .beforeEachTest("DELETE FROM outbox_event");
  *
- *   protected abstract Flavor flavor();
- * }
- *
- * class PostgresRelayTest extends RelayContractTest {
- *   protected Flavor flavor() { return Flavor.POSTGRES; }
+ *   static List<Flavor> flavors() { return TestFlavors.all(); }
  * }
  * }</pre>
  *
- * <p>The database is made just before the class's first test, ahead of its {@code @BeforeEach}
- * methods; {@code @BeforeAll} methods run before it exists (JUnit calls an instance field's
- * extension only around each test, never around the class). When no database can be had, every test
- * of the class is aborted with the reason, each on its own: aborting the class as a whole would
- * make Surefire report "0 tests" instead of how many were skipped and why.
+ * <p>The database is made just before the class's (or the run's) first test, ahead of its
+ * {@code @BeforeEach} methods; {@code @BeforeAll} methods run before it exists (JUnit calls an
+ * instance field's extension only around each test, never around the class). When no database can
+ * be had, every test of the class is aborted with the reason, each on its own: aborting the class
+ * as a whole would make Surefire report "0 tests" instead of how many were skipped and why.
  *
  * <p>Configuration methods return a new extension; register the last one.
  */
-public final class FreshDatabase implements BeforeEachCallback {
+public final class FreshDatabase implements BeforeEachCallback, TestExecutionExceptionHandler {
   private static final ExtensionContext.Namespace NAMESPACE =
       ExtensionContext.Namespace.create(FreshDatabase.class);
 
@@ -78,8 +79,8 @@ public final class FreshDatabase implements BeforeEachCallback {
 
   /**
    * A database of the flavour the supplier names, on the shared server {@link TestDatabases} finds
-   * for it. The supplier is asked before the first test, not now: {@code this::flavor} in a field
-   * initializer of the abstract class reads the subclass's answer.
+   * for it. The supplier is asked before the first test of each run, not now: in a field
+   * initializer it reads the flavour JUnit injects later.
    */
   public static FreshDatabase of(Supplier<Flavor> flavor) {
     return from(name -> TestDatabases.create(flavor.get(), name));
@@ -119,13 +120,29 @@ public final class FreshDatabase implements BeforeEachCallback {
 
   @Override
   public void beforeEach(ExtensionContext context) throws Exception {
+    // A parameterized class keeps one test instance for all its runs: the database is the run's.
+    ExtensionContext testClass = classOf(context);
+    ExtensionContext.Store store = testClass.getStore(NAMESPACE);
+    outcome = store.get(this, Outcome.class);
     if (outcome == null) {
-      ExtensionContext testClass = classOf(context);
       outcome = create(testClass);
-      // Closed with the class's context, once its last test and @AfterAll methods are done.
-      testClass.getStore(NAMESPACE).put(this, outcome);
+      // Closed with the class's (or run's) context, once its last test and after-methods are done.
+      store.put(this, outcome);
     }
     Sql.execute(outcome.usable().dataSource(), beforeEachTest.toArray(new String[0]));
+  }
+
+  /**
+   * Adds to a failure which database the test ran on: Surefire's report numbers the runs of a
+   * parameterized class ({@code RelayContractTest[2]}) rather than naming their flavours.
+   */
+  @Override
+  public void handleTestExecutionException(ExtensionContext context, Throwable failure)
+      throws Throwable {
+    if (outcome != null && outcome.database != null && !(failure instanceof TestAbortedException)) {
+      failure.addSuppressed(new RanOn(outcome.database));
+    }
+    throw failure;
   }
 
   private Outcome create(ExtensionContext testClass) {
@@ -156,13 +173,25 @@ public final class FreshDatabase implements BeforeEachCallback {
     }
   }
 
-  /** The context of the test class: above the method's (and a parameterized test's container). */
+  /**
+   * The context of the test class (of one run of a parameterized class): above the method's and a
+   * parameterized test's container.
+   */
   private static ExtensionContext classOf(ExtensionContext context) {
     ExtensionContext c = context;
     while (c.getTestMethod().isPresent()) {
       c = c.getParent().orElseThrow();
     }
     return c;
+  }
+
+  /** Not an error: the note on a failure that names the database, without a stack trace. */
+  private static final class RanOn extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    RanOn(TestDatabase database) {
+      super("the test ran on " + database, null, false, false);
+    }
   }
 
   /** What became of the class's database: made and set up, not to be had, or failed. */

@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.platform.engine.TestExecutionResult;
@@ -78,6 +80,37 @@ class FreshDatabaseTest {
           .isInstanceOf(SQLException.class)
           .hasMessageContaining("not found");
     }
+  }
+
+  @Test
+  void each_run_of_a_parameterized_class_gets_a_database_of_its_own_dropped_after_the_run() {
+    Results results = run(ParameterizedClassFixture.class);
+
+    assertThat(results.classOutcome).isEqualTo("SUCCESSFUL");
+    assertThat(results.outcomes.values()).hasSize(6).containsOnly("SUCCESSFUL");
+    assertThat(setUps).as("one set-up per run").hasValue(2);
+    List<String> seenByTests = seen.get(ParameterizedClassFixture.class);
+    String first = databases.get(0).name();
+    String second = databases.get(1).name();
+    assertThat(seenByTests)
+        .containsExactly(
+            first + ", 0 closed",
+            first + ", 0 closed",
+            first + ", 0 closed",
+            second + ", 1 closed",
+            second + ", 1 closed",
+            second + ", 1 closed");
+    assertThat(databases).allSatisfy(db -> assertThat(isClosed(db)).isTrue());
+  }
+
+  @Test
+  void a_failed_test_says_which_database_it_ran_on() {
+    Results results = run(FailingTestFixture.class);
+
+    assertThat(results.outcomes.values())
+        .singleElement()
+        .asString()
+        .startsWith("FAILED: wrong (suppressed: the test ran on H2 okt_failingtestfixture_");
   }
 
   @Test
@@ -151,7 +184,12 @@ class FreshDatabaseTest {
           .isOne();
       Sql.execute(database.get().dataSource(), "INSERT INTO note VALUES ('left behind')");
       seen.computeIfAbsent(getClass(), c -> Collections.synchronizedList(new ArrayList<>()))
-          .add(database.get().name());
+          .add(seenNow());
+    }
+
+    /** The database's name; a parameterized class also notes how many were closed by now. */
+    String seenNow() {
+      return database.get().name();
     }
 
     @Test
@@ -169,6 +207,33 @@ class FreshDatabaseTest {
   static class FirstClassFixture extends RecordingFixture {}
 
   static class SecondClassFixture extends RecordingFixture {}
+
+  /** Two runs of the recording fixture's tests. */
+  @ParameterizedClass
+  @ValueSource(strings = {"first run", "second run"})
+  static class ParameterizedClassFixture extends RecordingFixture {
+    /** Unread: a parameterized class must take its argument. */
+    @Parameter String run;
+
+    @Override
+    String seenNow() {
+      return database.get().name()
+          + ", "
+          + databases.stream().filter(FreshDatabaseTest::isClosed).count()
+          + " closed";
+    }
+  }
+
+  @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+  @EnabledIf("dev.outboxkit.testkit.FreshDatabaseTest#launching")
+  static class FailingTestFixture {
+    @RegisterExtension final FreshDatabase database = FreshDatabase.of(() -> Flavor.H2);
+
+    @Test
+    void fails() {
+      throw new AssertionError("wrong");
+    }
+  }
 
   @TestInstance(TestInstance.Lifecycle.PER_CLASS)
   @EnabledIf("dev.outboxkit.testkit.FreshDatabaseTest#launching")
@@ -246,6 +311,9 @@ class FreshDatabaseTest {
         outcome += ": " + t.getMessage();
         if (t.getCause() != null) {
           outcome += " <- " + t.getCause();
+        }
+        for (Throwable note : t.getSuppressed()) {
+          outcome += " (suppressed: " + note.getMessage() + ")";
         }
       }
       if (id.isTest()) {
