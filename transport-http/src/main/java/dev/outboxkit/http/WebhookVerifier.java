@@ -133,6 +133,26 @@ public final class WebhookVerifier {
     String id = first(header, WebhookHeaders.ID, "svix-id");
     String timestamp = first(header, WebhookHeaders.TIMESTAMP, "svix-timestamp");
     String signatures = first(header, WebhookHeaders.SIGNATURE, "svix-signature");
+    Result missing = missingHeader(id, timestamp, signatures);
+    if (missing != null) {
+      return missing;
+    }
+    long seconds = parseSeconds(timestamp.trim());
+    if (seconds < 0) {
+      return Result.refused(
+          Refusal.MALFORMED_TIMESTAMP,
+          WebhookHeaders.TIMESTAMP + " is not a whole number of unix seconds",
+          id);
+    }
+    Result outside = outsideTolerance(seconds, id);
+    if (outside != null) {
+      return outside;
+    }
+    return checkSignatures(id, seconds, signatures, body);
+  }
+
+  /** The refusal of a request without one of the three headers, or null when it has them all. */
+  private static Result missingHeader(String id, String timestamp, String signatures) {
     if (id == null || id.isEmpty()) {
       return Result.refused(Refusal.MISSING_HEADER, "missing header " + WebhookHeaders.ID, null);
     }
@@ -144,13 +164,11 @@ public final class WebhookVerifier {
       return Result.refused(
           Refusal.MISSING_HEADER, "missing header " + WebhookHeaders.SIGNATURE, id);
     }
-    long seconds = parseSeconds(timestamp.trim());
-    if (seconds < 0) {
-      return Result.refused(
-          Refusal.MALFORMED_TIMESTAMP,
-          WebhookHeaders.TIMESTAMP + " is not a whole number of unix seconds",
-          id);
-    }
+    return null;
+  }
+
+  /** The refusal of a timestamp too far from the clock, or null when it is within tolerance. */
+  private Result outsideTolerance(long seconds, String id) {
     long now = clock.instant().getEpochSecond();
     long limit = tolerance.getSeconds();
     if (now - seconds > limit) {
@@ -177,6 +195,11 @@ public final class WebhookVerifier {
               + " s",
           id);
     }
+    return null;
+  }
+
+  /** Valid when an offered v1 signature matches the HMAC under one of the secrets. */
+  private Result checkSignatures(String id, long seconds, String signatures, byte[] body) {
     List<byte[]> offered = offeredV1(signatures);
     if (offered.isEmpty()) {
       return Result.refused(

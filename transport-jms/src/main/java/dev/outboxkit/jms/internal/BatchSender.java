@@ -283,86 +283,18 @@ public final class BatchSender {
     private Round round(Link link, PooledSession session) {
       List<Integer> sent = new ArrayList<>();
       for (int i = 0; i < size; i++) {
-        if (results[i] != null) {
-          continue;
-        }
-        OutboxEvent event = batch.get(i).event();
-        Failed blocker = failedAggregates.get(aggregateKey(event));
-        if (blocker != null && blocker.index < i) {
-          results[i] =
-              SendResult.retry(
-                  "not sent: event " + blocker.id + " of the same aggregate failed before it",
-                  null);
+        if (results[i] != null || heldBack(i)) {
           continue;
         }
         if (timedOut || Thread.currentThread().isInterrupted()) {
           return abort(link, session, timedOut ? Category.CONNECTION : Category.INTERRUPTED, null);
         }
-        JmsDestination target;
-        try {
-          target = router.apply(event);
-        } catch (RuntimeException e) {
-          decide(
-              i,
-              SendResult.retry(
-                  Failures.truncate("destination router failed: " + describe(e)), null));
-          continue;
+        Round end = sendOne(link, session, i);
+        if (end != null) {
+          return end;
         }
-        SendResult known = failedDestinations.get(target);
-        if (known != null) {
-          decide(i, known);
-          continue;
-        }
-        Destination destination;
-        Message message;
-        try {
-          destination = session.resolve(target);
-          message = messages.build(session.session(), event);
-        } catch (MessageFactory.EventRefusedException e) {
-          decide(i, SendResult.reject(Failures.truncate(e.getMessage())));
-          continue;
-        } catch (JMSException | RuntimeException e) {
-          // Nothing of this event reached the provider: no rollback needed, unless the
-          // session or connection is gone.
-          Category c = classify(e, link);
-          if (isTransportWide(c)) {
-            return abort(link, session, c, e);
-          }
-          decideFailure(i, c, e, target);
-          continue;
-        }
-        try {
-          session
-              .producer()
-              .send(
-                  destination,
-                  message,
-                  DeliveryMode.PERSISTENT,
-                  Message.DEFAULT_PRIORITY,
-                  messages.timeToLive(event));
-        } catch (JMSException | RuntimeException e) {
-          Category c = classify(e, link);
-          if (isTransportWide(c)) {
-            return abort(link, session, c, e);
-          }
-          decideFailure(i, c, e, target);
-          // Earlier sends of this round may sit in the transaction in any state: undo them and
-          // start a new transaction without the failed event.
-          if (!rollback(link, session)) {
-            return Round.BROKEN;
-          }
-          if (singles) {
-            continue; // nothing else was in the transaction
-          }
-          if (c == Category.RETRY && ++unexplainedRounds > MAX_UNEXPLAINED_ROUNDS) {
-            fillUndecided(
-                SendResult.retry(
-                    "not sent: the batch's JMS transaction was rolled back after other events"
-                        + " failed",
-                    null));
-            return Round.DONE;
-          }
-          return Round.AGAIN;
+        if (results[i] != null) {
+          continue; // decided without being sent, or its send failed and was undone
         }
         sent.add(i);
         if (singles) {
@@ -374,6 +306,101 @@ public final class BatchSender {
         }
       }
       return commit(link, session, sent);
+    }
+
+    /** True (and the event decided) when an earlier event of its aggregate failed. */
+    private boolean heldBack(int i) {
+      Failed blocker = failedAggregates.get(aggregateKey(batch.get(i).event()));
+      if (blocker == null || blocker.index >= i) {
+        return false;
+      }
+      results[i] =
+          SendResult.retry(
+              "not sent: event " + blocker.id + " of the same aggregate failed before it", null);
+      return true;
+    }
+
+    /**
+     * Routes, builds and sends the event in the open transaction, or decides it without sending.
+     * Null when the round goes on with the next event; else how the round ends.
+     */
+    private Round sendOne(Link link, PooledSession session, int i) {
+      OutboxEvent event = batch.get(i).event();
+      JmsDestination target;
+      try {
+        target = router.apply(event);
+      } catch (RuntimeException e) {
+        decide(
+            i,
+            SendResult.retry(Failures.truncate("destination router failed: " + describe(e)), null));
+        return null;
+      }
+      SendResult known = failedDestinations.get(target);
+      if (known != null) {
+        decide(i, known);
+        return null;
+      }
+      Destination destination;
+      Message message;
+      try {
+        destination = session.resolve(target);
+        message = messages.build(session.session(), event);
+      } catch (MessageFactory.EventRefusedException e) {
+        decide(i, SendResult.reject(Failures.truncate(e.getMessage())));
+        return null;
+      } catch (JMSException | RuntimeException e) {
+        // Nothing of this event reached the provider: no rollback needed, unless the
+        // session or connection is gone.
+        Category c = classify(e, link);
+        if (isTransportWide(c)) {
+          return abort(link, session, c, e);
+        }
+        decideFailure(i, c, e, target);
+        return null;
+      }
+      try {
+        session
+            .producer()
+            .send(
+                destination,
+                message,
+                DeliveryMode.PERSISTENT,
+                Message.DEFAULT_PRIORITY,
+                messages.timeToLive(event));
+      } catch (JMSException | RuntimeException e) {
+        return sendFailed(link, session, i, e, target);
+      }
+      return null;
+    }
+
+    /**
+     * After the provider refused to send the event: decides it and undoes the transaction. Null
+     * when the round goes on with the next event; else how the round ends.
+     */
+    private Round sendFailed(
+        Link link, PooledSession session, int i, Exception e, JmsDestination target) {
+      Category c = classify(e, link);
+      if (isTransportWide(c)) {
+        return abort(link, session, c, e);
+      }
+      decideFailure(i, c, e, target);
+      // Earlier sends of this round may sit in the transaction in any state: undo them and
+      // start a new transaction without the failed event.
+      if (!rollback(link, session)) {
+        return Round.BROKEN;
+      }
+      if (singles) {
+        return null; // nothing else was in the transaction
+      }
+      if (c == Category.RETRY && ++unexplainedRounds > MAX_UNEXPLAINED_ROUNDS) {
+        fillUndecided(
+            SendResult.retry(
+                "not sent: the batch's JMS transaction was rolled back after other events"
+                    + " failed",
+                null));
+        return Round.DONE;
+      }
+      return Round.AGAIN;
     }
 
     /**

@@ -4,7 +4,6 @@ import dev.outboxkit.Failures;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
-import dev.outboxkit.internal.BatchTally;
 import dev.outboxkit.kafka.internal.Classifier.Category;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,12 +13,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.ReentrantLock;
@@ -62,14 +59,12 @@ public final class BatchSender {
   private static final Object ACKED = new Object();
 
   private final String name;
+  private final BatchLog batchLog;
   private final ProducerHandle handle;
   private final Function<OutboxEvent, String> router;
   private final Duration sendTimeout;
   // A producer has at most one open transaction: transactional batches take turns.
   private final ReentrantLock transactionLock = new ReentrantLock();
-  // True from the first batch Kafka refused the credentials (or cluster permissions) for until a
-  // batch gets through: the ERROR is logged once per such burst, not once per batch or probe.
-  private final AtomicBoolean configurationFailing = new AtomicBoolean();
   private final RefusedTopics refusedTopics = new RefusedTopics(System::nanoTime);
   private final TopicLimits limits;
   private final boolean producerMayCompress;
@@ -90,6 +85,7 @@ public final class BatchSender {
       Function<OutboxEvent, String> router,
       Duration sendTimeout) {
     this.name = name;
+    this.batchLog = new BatchLog(name);
     this.handle = handle;
     this.router = router;
     this.sendTimeout = sendTimeout;
@@ -258,35 +254,19 @@ public final class BatchSender {
      * acknowledgement of its aggregate's gate: it is then left for the next pass.
      */
     private boolean sendOne(int i, Map<String, Integer> openGates) {
-      OutboxEvent event = batch.get(i).event();
-      String aggregate = aggregateKey(event);
-      if (stop == null && Thread.currentThread().isInterrupted()) {
-        stop = notSentInterrupted();
-      }
-      if (stop != null) {
-        fail(i, stop);
+      String aggregate = aggregateKey(batch.get(i).event());
+      if (stopped(i)) {
         return true;
       }
       Integer gate = openGates.get(aggregate);
       if (gate != null) {
         Object gateOutcome = outcome.get(gate);
-        UUID gateId = batch.get(gate).event().id();
         if (gateOutcome == null) {
-          if (System.nanoTime() - deadlineNanos > 0) {
-            fail(
-                i,
-                new NotSent(
-                    "not sent: the batch's sendTimeout of "
-                        + sendTimeout
-                        + " passed while event "
-                        + gateId
-                        + " of the same aggregate awaited Kafka's acknowledgement"));
-            return true;
-          }
-          return false;
+          return timedOutBehindGate(i, gate);
         }
         openGates.remove(aggregate);
         if (gateOutcome != ACKED) {
+          UUID gateId = batch.get(gate).event().id();
           decide(
               i,
               aggregate,
@@ -294,61 +274,12 @@ public final class BatchSender {
           return true;
         }
       }
-      UUID blocker = failedAggregates.get(aggregate);
-      if (blocker != null) {
-        decide(
-            i,
-            aggregate,
-            heldBack("not sent: event " + blocker + " of the same aggregate failed before it"));
+      ProducerRecord<String, byte[]> record = recordToSend(i, aggregate);
+      if (record == null) {
         return true;
       }
-      if (System.nanoTime() - deadlineNanos > 0) {
-        fail(
-            i,
-            new TimeoutException(
-                "not sent: the batch's sendTimeout of " + sendTimeout + " passed first"));
-        return true;
-      }
-      ProducerRecord<String, byte[]> record;
-      try {
-        topics[i] = Records.checkTopic(router.apply(event));
-        record = Records.toRecord(event, topics[i]);
-      } catch (Records.EventRefusedException e) {
-        decide(i, aggregate, SendResult.reject(Failures.truncate(e.getMessage())));
-        return true;
-      } catch (RuntimeException e) {
-        // A topic router that throws: possibly passing (a lookup that failed), so retry.
-        ownFault[i] = true;
-        decide(
-            i,
-            aggregate,
-            SendResult.retry(
-                Failures.truncate("topic router failed: " + Failures.describe(e)), null));
-        return true;
-      }
-      Throwable topicFailure = failedTopics.get(topics[i]);
-      if (topicFailure != null) {
-        fail(i, topicFailure);
-        return true;
-      }
-      SendResult refused = refusedTopics.answerWithoutSending(topics[i]);
-      if (refused != null) {
-        decide(i, aggregate, refused); // no metadata wait for a topic refused moments ago
-        return true;
-      }
-      sizes[i] = RecordSize.ofBatchOfOne(record);
-      TopicLimits.Limit limit =
-          limits.get(
-              topics[i], Math.min(FIRST_LIMIT_WAIT.toNanos(), deadlineNanos - System.nanoTime()));
-      if (limit.known()
-          && sizes[i] > limit.maxMessageBytes
-          && !producerMayCompress
-          && sizes[i] <= maxRequestSize) {
-        // (Above max.request.size the producer refuses it itself inside send, before anything
-        // leaves, and names that setting; in a transaction its refusal aborts the batch.)
-        // The broker checks the batch as it arrives, uncompressed: it would refuse this one, and
-        // the producer would go on writing the aggregate's later records after it.
-        decide(i, aggregate, SendResult.reject(tooLarge(i, limit)));
+      TopicLimits.Limit limit = limitUnlessTooLarge(i, aggregate, record);
+      if (limit == null) {
         return true;
       }
       boolean isGate = !limit.known() || mayExceed(sizes[i], limit);
@@ -363,26 +294,137 @@ public final class BatchSender {
       if (isGate) {
         gateOutcomes[i] = new CountDownLatch(1); // before send: the callback may run inline
       }
-      final int index = i;
-      final UUID id = event.id();
+      if (!handOver(i, record, aggregate)) {
+        return true;
+      }
+      if (isGate) {
+        openGates.put(aggregate, i);
+      }
+      afterHandOver(i);
+      return true;
+    }
+
+    /**
+     * True (and the record failed) when nothing more may be sent: an interrupt, a broken producer.
+     */
+    private boolean stopped(int i) {
+      if (stop == null && Thread.currentThread().isInterrupted()) {
+        stop = notSentInterrupted();
+      }
+      if (stop != null) {
+        fail(i, stop);
+        return true;
+      }
+      return false;
+    }
+
+    /**
+     * For a record whose aggregate's gate is not acknowledged yet: true (and the record failed) if
+     * the deadline passed, false to leave it for the next pass.
+     */
+    private boolean timedOutBehindGate(int i, int gate) {
+      if (System.nanoTime() - deadlineNanos > 0) {
+        fail(
+            i,
+            new NotSent(
+                "not sent: the batch's sendTimeout of "
+                    + sendTimeout
+                    + " passed while event "
+                    + batch.get(gate).event().id()
+                    + " of the same aggregate awaited Kafka's acknowledgement"));
+        return true;
+      }
+      return false;
+    }
+
+    /**
+     * The record of the event, its topic noted; null when its result is decided without sending it
+     * (its aggregate failed, the deadline passed, its topic cannot be had or is refused).
+     */
+    private ProducerRecord<String, byte[]> recordToSend(int i, String aggregate) {
+      UUID blocker = failedAggregates.get(aggregate);
+      if (blocker != null) {
+        decide(
+            i,
+            aggregate,
+            heldBack("not sent: event " + blocker + " of the same aggregate failed before it"));
+        return null;
+      }
+      if (System.nanoTime() - deadlineNanos > 0) {
+        fail(
+            i,
+            new TimeoutException(
+                "not sent: the batch's sendTimeout of " + sendTimeout + " passed first"));
+        return null;
+      }
+      ProducerRecord<String, byte[]> record = routed(i, aggregate);
+      if (record == null) {
+        return null;
+      }
+      Throwable topicFailure = failedTopics.get(topics[i]);
+      if (topicFailure != null) {
+        fail(i, topicFailure);
+        return null;
+      }
+      SendResult refused = refusedTopics.answerWithoutSending(topics[i]);
+      if (refused != null) {
+        decide(i, aggregate, refused); // no metadata wait for a topic refused moments ago
+        return null;
+      }
+      return record;
+    }
+
+    /** The record for the topic the router names; null when the event or the router failed. */
+    private ProducerRecord<String, byte[]> routed(int i, String aggregate) {
+      OutboxEvent event = batch.get(i).event();
+      try {
+        topics[i] = Records.checkTopic(router.apply(event));
+        return Records.toRecord(event, topics[i]);
+      } catch (Records.EventRefusedException e) {
+        decide(i, aggregate, SendResult.reject(Failures.truncate(e.getMessage())));
+        return null;
+      } catch (RuntimeException e) {
+        // A topic router that throws: possibly passing (a lookup that failed), so retry.
+        ownFault[i] = true;
+        decide(
+            i,
+            aggregate,
+            SendResult.retry(
+                Failures.truncate("topic router failed: " + Failures.describe(e)), null));
+        return null;
+      }
+    }
+
+    /**
+     * Measures the record and reads its topic's size limit; null when the record is rejected
+     * because the broker would surely refuse it.
+     */
+    private TopicLimits.Limit limitUnlessTooLarge(
+        int i, String aggregate, ProducerRecord<String, byte[]> record) {
+      sizes[i] = RecordSize.ofBatchOfOne(record);
+      TopicLimits.Limit limit =
+          limits.get(
+              topics[i], Math.min(FIRST_LIMIT_WAIT.toNanos(), deadlineNanos - System.nanoTime()));
+      if (limit.known()
+          && sizes[i] > limit.maxMessageBytes
+          && !producerMayCompress
+          && sizes[i] <= maxRequestSize) {
+        // (Above max.request.size the producer refuses it itself inside send, before anything
+        // leaves, and names that setting; in a transaction its refusal aborts the batch.)
+        // The broker checks the batch as it arrives, uncompressed: it would refuse this one, and
+        // the producer would go on writing the aggregate's later records after it.
+        decide(i, aggregate, SendResult.reject(tooLarge(i, limit)));
+        return null;
+      }
+      return limit;
+    }
+
+    /** Hands the record to the producer. False when send() threw: the record failed. */
+    private boolean handOver(int i, ProducerRecord<String, byte[]> record, String aggregate) {
+      UUID id = batch.get(i).event().id();
       handingOver = i;
       try {
-        producer.send(
-            record,
-            (metadata, exception) -> {
-              // Runs on the producer's I/O thread (or inline for failures found in send): keep
-              // it short.
-              if (outcome.compareAndSet(index, null, exception == null ? ACKED : exception)) {
-                if (exception != null) {
-                  failedInSend[index] =
-                      handingOver == index && Thread.currentThread() == sendingThread;
-                  failedAggregates.putIfAbsent(aggregate, id);
-                  firstFailure.compareAndSet(-1, index);
-                  producerFailed = true;
-                }
-                outcomeKnown(index);
-              }
-            });
+        producer.send(record, (metadata, exception) -> onCompletion(i, aggregate, id, exception));
       } catch (RuntimeException e) {
         handingOver = -1;
         failedInSend[i] = true;
@@ -394,12 +436,30 @@ public final class BatchSender {
             || c == Category.CONFIGURATION) {
           stop = e; // every later send would fail the same way
         }
-        return true;
+        return false;
       }
       handingOver = -1;
-      if (isGate) {
-        openGates.put(aggregate, i);
+      return true;
+    }
+
+    /**
+     * The producer's callback. Runs on its I/O thread (or inline for failures found in send): keep
+     * it short.
+     */
+    private void onCompletion(int i, String aggregate, UUID id, Exception exception) {
+      if (outcome.compareAndSet(i, null, exception == null ? ACKED : exception)) {
+        if (exception != null) {
+          failedInSend[i] = handingOver == i && Thread.currentThread() == sendingThread;
+          failedAggregates.putIfAbsent(aggregate, id);
+          firstFailure.compareAndSet(-1, i);
+          producerFailed = true;
+        }
+        outcomeKnown(i);
       }
+    }
+
+    /** After send() returned: what a failure it found inline means for the records to come. */
+    private void afterHandOver(int i) {
       Object now = outcome.get(i);
       if (now instanceof Throwable) {
         // Failed inside send(): metadata, size or topic trouble, found before anything left.
@@ -419,7 +479,6 @@ public final class BatchSender {
         // The transaction will be aborted: sending more would only be rolled back.
         stop = rolledBack();
       }
-      return true;
     }
 
     /**
@@ -559,12 +618,7 @@ public final class BatchSender {
     }
 
     private List<SendResult> results(boolean committed) {
-      SendResult[] results = new SendResult[size];
-      Category[] categories = new Category[size];
-      boolean anyAcked = false;
-      String connectivityReason = null;
-      Throwable fatal = null;
-      Set<String> refusedThisBatch = new HashSet<>();
+      Verdicts v = new Verdicts(size);
       int first = firstFailure.get();
       Throwable firstCause =
           transactional && !committed && first >= 0 && outcome.get(first) instanceof Throwable
@@ -573,65 +627,84 @@ public final class BatchSender {
       for (int i = 0; i < size; i++) {
         Object o = outcome.get(i);
         if (o instanceof Interrupted) {
-          categories[i] = Category.INTERRUPTED;
-          results[i] = SendResult.unavailable(((Interrupted) o).getMessage());
-          continue;
-        }
-        if (firstCause != null && i != first && isCollateral(o, firstCause)) {
-          results[i] =
-              interrupted
-                  ? SendResult.unavailable(NOT_COMMITTED_INTERRUPTED)
-                  : heldBack(rolledBack().getMessage());
-          continue;
-        }
-        if (o == ACKED) {
-          anyAcked = true;
+          v.categories[i] = Category.INTERRUPTED;
+          v.results[i] = SendResult.unavailable(((Interrupted) o).getMessage());
+        } else if (firstCause != null && i != first && isCollateral(o, firstCause)) {
+          v.results[i] = notCommitted();
+        } else if (o == ACKED) {
+          v.anyAcked = true;
           refusedTopics.accepted(topics[i]);
-          if (committed) {
-            results[i] = SendResult.delivered();
-          } else if (interrupted) {
-            results[i] = SendResult.unavailable(NOT_COMMITTED_INTERRUPTED);
-          } else {
-            results[i] = heldBack(rolledBack().getMessage());
-          }
+          v.results[i] = committed ? SendResult.delivered() : notCommitted();
         } else if (o instanceof SendResult) {
-          results[i] = (SendResult) o;
+          v.results[i] = (SendResult) o;
         } else if (o instanceof NotSent) {
-          results[i] = heldBack(((NotSent) o).getMessage());
+          v.results[i] = heldBack(((NotSent) o).getMessage());
         } else {
-          Throwable failure = (Throwable) o;
-          Category c = Classifier.classify(failure);
-          categories[i] = c;
-          String reason = Classifier.reason(c, failure);
-          if (c == Category.REJECT
-              && !failedInSend[i]
-              && sizes[i] > 0
-              && Classifier.unwrap(failure) instanceof RecordTooLargeException) {
-            reason = sizeRefused(i, reason);
-          }
-          if (c == Category.CONNECTIVITY && connectivityReason == null) {
-            connectivityReason = reason;
-          }
-          if (Classifier.breaksProducer(failure) && fatal == null) {
-            fatal = failure;
-          }
-          results[i] = toResult(c, reason, topics[i]);
-          if (results[i].scope().isPresent() && refusedThisBatch.add(topics[i])) {
-            refusedTopics.refused(topics[i], results[i]);
+          v.results[i] = failed(i, (Throwable) o, v);
+        }
+      }
+      boolean unreachable = unreachable(v);
+      if (unreachable) {
+        String reason = Failures.truncate("Kafka unreachable: " + v.connectivityReason);
+        for (int i = 0; i < size; i++) {
+          if (v.results[i].status() == SendResult.Status.RETRY) {
+            v.results[i] = SendResult.unavailable(reason);
           }
         }
       }
-      // Unavailable, not retry, when the outage explains every failure: nothing but connection
-      // symptoms (and events left out because of them), and the producer holds no connection to
-      // any broker now. Events the broker acknowledged before it went away stay delivered.
-      boolean unreachable = connectivityReason != null;
+      if (v.fatal != null) {
+        handle.replace(producer, v.fatal);
+      }
+      List<SendResult> list = List.of(v.results);
+      batchLog.batch(batch, list, v.categories, topics, unreachable, interrupted, startNanos);
+      return list;
+    }
+
+    /** The result of an event the transaction did not commit although Kafka took its record. */
+    private SendResult notCommitted() {
+      return interrupted
+          ? SendResult.unavailable(NOT_COMMITTED_INTERRUPTED)
+          : heldBack(rolledBack().getMessage());
+    }
+
+    /** The result of a record that failed, noting what its failure says about the batch. */
+    private SendResult failed(int i, Throwable failure, Verdicts v) {
+      Category c = Classifier.classify(failure);
+      v.categories[i] = c;
+      String reason = Classifier.reason(c, failure);
+      if (c == Category.REJECT
+          && !failedInSend[i]
+          && sizes[i] > 0
+          && Classifier.unwrap(failure) instanceof RecordTooLargeException) {
+        reason = sizeRefused(i, reason);
+      }
+      if (c == Category.CONNECTIVITY && v.connectivityReason == null) {
+        v.connectivityReason = reason;
+      }
+      if (Classifier.breaksProducer(failure) && v.fatal == null) {
+        v.fatal = failure;
+      }
+      SendResult result = toResult(c, reason, topics[i]);
+      if (result.scope().isPresent() && v.refusedThisBatch.add(topics[i])) {
+        refusedTopics.refused(topics[i], result);
+      }
+      return result;
+    }
+
+    /**
+     * Unavailable, not retry, when the outage explains every failure: nothing but connection
+     * symptoms (and events left out because of them), and the producer holds no connection to any
+     * broker now. Events the broker acknowledged before it went away stay delivered.
+     */
+    private boolean unreachable(Verdicts v) {
+      boolean unreachable = v.connectivityReason != null;
       for (int i = 0; i < size && unreachable; i++) {
         boolean hard =
             ownFault[i]
-                || categories[i] != null
-                    && categories[i] != Category.CONNECTIVITY
-                    && categories[i] != Category.INTERRUPTED;
-        unreachable = !(hard && results[i].status() == SendResult.Status.RETRY);
+                || v.categories[i] != null
+                    && v.categories[i] != Category.CONNECTIVITY
+                    && v.categories[i] != Category.INTERRUPTED;
+        unreachable = !(hard && v.results[i].status() == SendResult.Status.RETRY);
       }
       if (unreachable) {
         OptionalDouble connections = handle.connectionCount();
@@ -640,22 +713,9 @@ public final class BatchSender {
                 ? connections.getAsDouble() < 1
                 // Without the metric (not a KafkaProducer) only a batch of which nothing was
                 // acknowledged counts as an outage.
-                : !anyAcked;
+                : !v.anyAcked;
       }
-      if (unreachable) {
-        String reason = Failures.truncate("Kafka unreachable: " + connectivityReason);
-        for (int i = 0; i < size; i++) {
-          if (results[i].status() == SendResult.Status.RETRY) {
-            results[i] = SendResult.unavailable(reason);
-          }
-        }
-      }
-      if (fatal != null) {
-        handle.replace(producer, fatal);
-      }
-      List<SendResult> list = List.of(results);
-      logBatch(list, categories, unreachable);
-      return list;
+      return unreachable;
     }
 
     private SendResult toResult(Category c, String reason, String topic) {
@@ -683,75 +743,6 @@ public final class BatchSender {
         case RETRY:
         default:
           return SendResult.retry(reason, null);
-      }
-    }
-
-    private void logBatch(List<SendResult> results, Category[] categories, boolean unreachable) {
-      TreeSet<String> missing = new TreeSet<>();
-      TreeSet<String> security = new TreeSet<>();
-      String securityReason = null;
-      String configurationReason = null;
-      BatchTally tally = BatchTally.of(batch, results);
-      for (int i = 0; i < size; i++) {
-        SendResult r = results.get(i);
-        if (categories[i] == Category.MISSING_TOPIC && topics[i] != null) {
-          missing.add(topics[i]);
-        } else if (categories[i] == Category.REJECT_SECURITY) {
-          security.add(topics[i] == null ? "?" : topics[i]);
-          securityReason = r.reason().orElse("");
-        } else if (categories[i] == Category.CONFIGURATION) {
-          configurationReason = r.reason().orElse("");
-        }
-      }
-      if (configurationReason != null) {
-        if (configurationFailing.compareAndSet(false, true)) {
-          // The reason says what and why; the relay's own outage WARNs keep repeating it.
-          log.error(
-              "[{}] {}; not logged again until a batch gets through", name, configurationReason);
-        } else {
-          log.debug("[{}] Kafka still refuses the transport: {}", name, configurationReason);
-        }
-      } else if (tally.delivered > 0 && configurationFailing.compareAndSet(true, false)) {
-        log.info("[{}] Kafka accepts the transport's credentials again", name);
-      }
-      if (!security.isEmpty()) {
-        log.error(
-            "[{}] Kafka refused the transport permission to write to topic(s) {}: a"
-                + " configuration problem; their events wait, no attempt charged, until it is"
-                + " granted. {}",
-            name,
-            security,
-            securityReason);
-      }
-      if (!missing.isEmpty()) {
-        log.warn(
-            "[{}] topic(s) {} do not exist and the broker does not create them; their events"
-                + " wait, no attempt charged, until the topics are created",
-            name,
-            missing);
-      }
-      if (tally.reject > 0) {
-        log.warn("[{}] {} event(s) rejected; first: {}", name, tally.reject, tally.firstReject);
-      }
-      if (unreachable) {
-        log.warn(
-            "[{}] Kafka unreachable: {} event(s) not delivered, no attempt charged",
-            name,
-            tally.unavailable);
-      } else if (interrupted) {
-        log.info(
-            "[{}] interrupted while sending; {} event(s) not confirmed", name, tally.unavailable);
-      }
-      if (log.isDebugEnabled()) {
-        log.debug(
-            "[{}] batch of {}: {} delivered, {} retry, {} reject, {} unavailable in {} ms",
-            name,
-            size,
-            tally.delivered,
-            tally.retry,
-            tally.reject,
-            tally.unavailable,
-            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
       }
     }
 
@@ -785,6 +776,23 @@ public final class BatchSender {
       OptionalDouble count = handle.connectionCount();
       // Without the metric, the symptoms alone decide.
       return count.isEmpty() || count.getAsDouble() < 1;
+    }
+  }
+
+  /** What the results of one batch say about the batch as a whole, gathered while deciding them. */
+  private static final class Verdicts {
+    final SendResult[] results;
+    final Category[] categories;
+    // Topics whose refusal this batch already recorded.
+    final Set<String> refusedThisBatch = new HashSet<>();
+    boolean anyAcked;
+    String connectivityReason;
+    // The first failure that leaves the producer unusable.
+    Throwable fatal;
+
+    Verdicts(int size) {
+      results = new SendResult[size];
+      categories = new Category[size];
     }
   }
 

@@ -55,35 +55,9 @@ public final class ProducerSettings {
    */
   public static ProducerSettings of(
       Map<String, ?> userConfig, Duration deliveryTimeout, Duration maxBlock, Duration request) {
-    if (userConfig == null) {
-      throw new OutboxConfigurationException("producer config must not be null");
-    }
-    Map<String, Object> config = new LinkedHashMap<>();
-    for (Map.Entry<String, ?> e : userConfig.entrySet()) {
-      if (e.getKey() == null || e.getValue() == null) {
-        throw new OutboxConfigurationException(
-            "producer config has a null key or value (key " + e.getKey() + ")");
-      }
-      config.put(e.getKey(), e.getValue());
-    }
-    Object servers = config.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
-    if (servers == null || servers.toString().isBlank()) {
-      throw new OutboxConfigurationException(
-          "producer config needs bootstrap.servers, e.g. Map.of(\"bootstrap.servers\","
-              + " \"broker1:9092,broker2:9092\")");
-    }
-    for (String key :
-        List.of(
-            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)) {
-      if (config.containsKey(key)) {
-        throw new OutboxConfigurationException(
-            "remove "
-                + key
-                + " from the producer config: the transport always sends String keys"
-                + " (the aggregate id) and byte[] values (the payload)");
-      }
-    }
+    Map<String, Object> config = copy(userConfig);
+    requireBootstrapServers(config);
+    refuseSerializers(config);
     // Idempotence keeps each partition in send order across the producer's internal retries;
     // acks=all keeps an acknowledged record through the loss of the partition leader.
     config.putIfAbsent(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
@@ -99,20 +73,63 @@ public final class ProducerSettings {
     config.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "0");
 
     ProducerSettings settings = new ProducerSettings(config);
-    // Kafka refuses delivery.timeout.ms < linger.ms + request.timeout.ms; say so in our words.
-    long linger = settings.millis(ProducerConfig.LINGER_MS_CONFIG);
-    long requestMs = settings.millis(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG);
-    if (settings.deliveryTimeout.toMillis() < linger + requestMs) {
+    settings.checkDeliveryTimeout();
+    return settings;
+  }
+
+  private static Map<String, Object> copy(Map<String, ?> userConfig) {
+    if (userConfig == null) {
+      throw new OutboxConfigurationException("producer config must not be null");
+    }
+    Map<String, Object> config = new LinkedHashMap<>();
+    for (Map.Entry<String, ?> e : userConfig.entrySet()) {
+      if (e.getKey() == null || e.getValue() == null) {
+        throw new OutboxConfigurationException(
+            "producer config has a null key or value (key " + e.getKey() + ")");
+      }
+      config.put(e.getKey(), e.getValue());
+    }
+    return config;
+  }
+
+  private static void requireBootstrapServers(Map<String, Object> config) {
+    Object servers = config.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
+    if (servers == null || servers.toString().isBlank()) {
+      throw new OutboxConfigurationException(
+          "producer config needs bootstrap.servers, e.g. Map.of(\"bootstrap.servers\","
+              + " \"broker1:9092,broker2:9092\")");
+    }
+  }
+
+  private static void refuseSerializers(Map<String, Object> config) {
+    for (String key :
+        List.of(
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)) {
+      if (config.containsKey(key)) {
+        throw new OutboxConfigurationException(
+            "remove "
+                + key
+                + " from the producer config: the transport always sends String keys"
+                + " (the aggregate id) and byte[] values (the payload)");
+      }
+    }
+  }
+
+  /** Kafka refuses delivery.timeout.ms < linger.ms + request.timeout.ms; say so in our words. */
+  private void checkDeliveryTimeout() {
+    long linger = millis(ProducerConfig.LINGER_MS_CONFIG);
+    long requestMs = millis(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG);
+    if (deliveryTimeout.toMillis() < linger + requestMs) {
       throw new OutboxConfigurationException(
           "producer config: delivery.timeout.ms ("
-              + settings.deliveryTimeout.toMillis()
+              + deliveryTimeout.toMillis()
               + ") must be at least linger.ms + request.timeout.ms ("
               + linger
               + " + "
               + requestMs
               + ")");
     }
-    return settings;
   }
 
   /** The full configuration to create the producer with. */
