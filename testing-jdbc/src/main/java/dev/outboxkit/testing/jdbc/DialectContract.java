@@ -655,6 +655,16 @@ public abstract class DialectContract {
       c.commit();
     }
 
+    concurrentMarksOfOnePairAreNewOnce(inbox);
+
+    assertEquals(3, count("SELECT COUNT(*) FROM " + inboxTable()));
+    assertEquals(0, inbox.purgeOlderThan(dataSource(), Duration.ofHours(1)));
+    assertEquals(3, inbox.purgeOlderThan(dataSource(), Duration.ZERO));
+    assertEquals(0, count("SELECT COUNT(*) FROM " + inboxTable()));
+  }
+
+  /** Two transactions mark the same pair at once: exactly the first is new. */
+  private void concurrentMarksOfOnePairAreNewOnce(Inbox inbox) throws Exception {
     UUID contested = UUID.randomUUID();
     CountDownLatch firstMarked = new CountDownLatch(1);
     CountDownLatch commitFirst = new CountDownLatch(1);
@@ -697,11 +707,6 @@ public abstract class DialectContract {
       commitFirst.countDown();
       pool.shutdownNow();
     }
-
-    assertEquals(3, count("SELECT COUNT(*) FROM " + inboxTable()));
-    assertEquals(0, inbox.purgeOlderThan(dataSource(), Duration.ofHours(1)));
-    assertEquals(3, inbox.purgeOlderThan(dataSource(), Duration.ZERO));
-    assertEquals(0, count("SELECT COUNT(*) FROM " + inboxTable()));
   }
 
   // ------------------------------------------------------------------------ bounded time
@@ -769,6 +774,30 @@ public abstract class DialectContract {
                         ? SendResult.reject("no")
                         : SendResult.delivered());
     relay(transport, "admin").drain();
+    countsWhileOneIsInFlight(admin());
+
+    List<OutboxEvent> flaky = append(5, i -> event("flaky-" + i, i));
+    Set<UUID> failedOnce = ConcurrentHashMap.newKeySet();
+    RecordingTransport retrying =
+        new RecordingTransport()
+            .respondWith(
+                // Two of five, so the relay sees the events' own failures, not an outage.
+                m ->
+                    number(m.event()) % 2 == 1 && failedOnce.add(m.event().id())
+                        ? SendResult.retry("once", null)
+                        : SendResult.delivered());
+    DrainReport report = relay(retrying, "drainer").drainUntilDone(scaled(30));
+
+    assertEquals(5, report.delivered(), report.toString());
+    assertEquals(2, report.retried(), report.toString());
+    assertEquals(1, report.stillPending(), "the event due in an hour: " + report);
+    assertFalse(report.timedOut(), report.toString());
+    assertEquals(new HashSet<>(flaky), new HashSet<>(retrying.deliveredEvents()));
+    assertEquals(9L, admin().count(EventStatus.PUBLISHED));
+  }
+
+  /** The admin's counts and snapshot while one event is held IN_FLIGHT by a relay's send. */
+  private void countsWhileOneIsInFlight(OutboxAdmin admin) throws Exception {
     append(1, i -> event("in-flight", i));
     CountDownLatch sending = new CountDownLatch(1);
     CountDownLatch answer = new CountDownLatch(1);
@@ -785,7 +814,6 @@ public abstract class DialectContract {
     OutboxRelay holder = relay(holding, "holder");
     Thread holderRun = new Thread(holder::runOnce, "dialect-contract-holder");
     holderRun.start();
-    OutboxAdmin admin = admin();
     try {
       assertTrue(sending.await(scaled(10).toMillis(), TimeUnit.MILLISECONDS));
 
@@ -810,25 +838,6 @@ public abstract class DialectContract {
       holderRun.join(scaled(30).toMillis());
     }
     assertEquals("PUBLISHED", row("in-flight").status);
-
-    List<OutboxEvent> flaky = append(5, i -> event("flaky-" + i, i));
-    Set<UUID> failedOnce = ConcurrentHashMap.newKeySet();
-    RecordingTransport retrying =
-        new RecordingTransport()
-            .respondWith(
-                // Two of five, so the relay sees the events' own failures, not an outage.
-                m ->
-                    number(m.event()) % 2 == 1 && failedOnce.add(m.event().id())
-                        ? SendResult.retry("once", null)
-                        : SendResult.delivered());
-    DrainReport report = relay(retrying, "drainer").drainUntilDone(scaled(30));
-
-    assertEquals(5, report.delivered(), report.toString());
-    assertEquals(2, report.retried(), report.toString());
-    assertEquals(1, report.stillPending(), "the event due in an hour: " + report);
-    assertFalse(report.timedOut(), report.toString());
-    assertEquals(new HashSet<>(flaky), new HashSet<>(retrying.deliveredEvents()));
-    assertEquals(9L, admin.count(EventStatus.PUBLISHED));
   }
 
   // ------------------------------------------------------------------------------- helpers
