@@ -195,12 +195,12 @@ final class Claimer {
     return false;
   }
 
-  /** What {@link #acknowledgeThenClaim} did. */
+  /** What an acknowledgement did, and what it claimed after it. */
   static final class AckAndClaim {
     /** Rows the acknowledgement updated; fewer than its acks means leases lost. */
     final int updated;
 
-    /** The events claimed after it, in seq order; empty if none were claimable. */
+    /** The events claimed after it, in seq order; empty if none was asked for or claimable. */
     final List<ClaimedEvent> claimed;
 
     AckAndClaim(int updated, List<ClaimedEvent> claimed) {

@@ -52,20 +52,6 @@ final class Recorder {
     return acknowledged.get();
   }
 
-  /** What an acknowledgement did. */
-  static final class Done {
-    /** Rows it updated; fewer than its acks means leases lost. */
-    final int updated;
-
-    /** The events claimed with it, in seq order; empty if none was asked for or claimable. */
-    final List<ClaimedEvent> claimed;
-
-    Done(int updated, List<ClaimedEvent> claimed) {
-      this.updated = updated;
-      this.claimed = claimed;
-    }
-  }
-
   /**
    * Records the parts in one fenced transaction; with a {@code claimToken}, claims the next batch
    * under it in the same transaction. If that fails, the acknowledgement goes again on its own
@@ -73,13 +59,12 @@ final class Recorder {
    *
    * @param claimToken the next claim's token, or null to claim nothing
    */
-  Done acknowledge(List<RelayStore.OwnedAcks> parts, String claimToken) throws SQLException {
+  Claimer.AckAndClaim acknowledge(List<RelayStore.OwnedAcks> parts, String claimToken)
+      throws SQLException {
     SQLException folded = null;
     if (claimToken != null) {
       try {
-        Claimer.AckAndClaim done =
-            claimer.acknowledgeThenClaim(parts, claimToken, settings.batchSize);
-        return new Done(done.updated, done.claimed);
+        return claimer.acknowledgeThenClaim(parts, claimToken, settings.batchSize);
       } catch (SQLException e) {
         folded = e;
         logFailure(size(parts), 1, e);
@@ -94,7 +79,7 @@ final class Recorder {
             e);
       }
     }
-    return new Done(acknowledgeAlone(parts, folded), List.of());
+    return new Claimer.AckAndClaim(acknowledgeAlone(parts, folded), List.of());
   }
 
   /**

@@ -425,7 +425,7 @@ final class RelayCycle {
       throws SQLException {
     long ackStart = System.nanoTime();
     String token = claimNext ? claimer.nextToken() : null;
-    Recorder.Done done = recorder.acknowledge(parts, token);
+    Claimer.AckAndClaim done = recorder.acknowledge(parts, token);
     Batch claimed = claimedBatch(token, done.claimed, false, ackStart);
     Duration ackTime = Duration.ofNanos(System.nanoTime() - ackStart);
     recorder.roundRecorded(parts, done.updated, notices);
