@@ -367,6 +367,8 @@ class KafkaTransportFailureTest {
 
     CompletableFuture<List<SendResult>> results =
         CompletableFuture.supplyAsync(() -> transport.sendBatch(List.of(a1, a2, b1, a3)));
+    // Acknowledging A1 from here before B1 is handed over would let A2 overtake B1 legitimately.
+    awaitSent(producer, 2);
     while (!results.isDone()) {
       producer.completeNext(); // acknowledge whatever the transport handed over
       Thread.onSpinWait();
