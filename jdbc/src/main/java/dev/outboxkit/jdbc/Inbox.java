@@ -1,15 +1,6 @@
 package dev.outboxkit.jdbc;
 
-import dev.outboxkit.OutboxConfigurationException;
-import dev.outboxkit.jdbc.dialect.ErrorCodes;
-import dev.outboxkit.jdbc.dialect.SqlDialect;
-import dev.outboxkit.jdbc.internal.BatchedDelete;
 import dev.outboxkit.jdbc.internal.InboxRows;
-import dev.outboxkit.jdbc.internal.OutboxSql;
-import dev.outboxkit.jdbc.internal.SqlResolver;
-import dev.outboxkit.jdbc.internal.TableCheck;
-import dev.outboxkit.jdbc.internal.TableName;
-import dev.outboxkit.jdbc.internal.TimeBound;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -46,19 +37,10 @@ public final class Inbox {
   /** Longest consumer name: {@value} characters. */
   public static final int MAX_CONSUMER_LENGTH = 200;
 
-  private final TableName table;
-  private final int purgeBatchSize;
-  private final TimeBound purgeBound;
-  private final SqlResolver resolver;
-  // The dialect the user named, or null: a failed insert is checked against the database's own.
-  private final SqlDialect named;
+  private final InboxRows rows;
 
   private Inbox(Builder b) {
-    this.table = b.table;
-    this.named = b.dialect;
-    this.purgeBatchSize = b.purgeBatchSize;
-    this.resolver = SqlResolver.perDatabase(b.dialect, b.table);
-    this.purgeBound = new TimeBound(b.statementTimeout, resolver::sql);
+    this.rows = new InboxRows(b.dialect, b.table, b.statementTimeout, b.purgeBatchSize);
   }
 
   /** {@return an inbox on {@code outbox_inbox}, dialect detected per connection} */
@@ -97,16 +79,7 @@ public final class Inbox {
           "the connection is in auto-commit mode, so the inbox record would commit apart from the"
               + " effect it guards: call connection.setAutoCommit(false) and commit both together");
     }
-    OutboxSql statements = resolver.sql(connection);
-    try {
-      return InboxRows.insert(connection, statements, consumer, eventId);
-    } catch (SQLException e) {
-      // A concurrent insert of the same pair won: the other side processed it.
-      if (statements.dialect().errors().is(ErrorCodes.Kind.DUPLICATE_KEY, e)) {
-        return false;
-      }
-      throw TableCheck.explainInbox(e, connection, named, table);
-    }
+    return rows.insert(connection, consumer, eventId);
   }
 
   /**
@@ -119,57 +92,16 @@ public final class Inbox {
    */
   public long purgeOlderThan(DataSource dataSource, Duration retention) {
     Objects.requireNonNull(dataSource, "dataSource");
-    return BatchedDelete.run(
-        dataSource,
-        "Inbox.purgeOlderThan",
-        "purge the inbox",
-        table.qualified(),
-        retention,
-        purgeBatchSize,
-        purgeBound,
-        resolver::sql);
+    return rows.purgeOlderThan(dataSource, retention);
   }
 
   /** Configures an {@link Inbox}. */
-  public static final class Builder {
-    private TableName table = TableName.of(DEFAULT_TABLE);
-    private SqlDialect dialect;
+  public static final class Builder extends TableOptions<Builder> {
     private int purgeBatchSize = 1000;
     private Duration statementTimeout = OutboxAdmin.DEFAULT_STATEMENT_TIMEOUT;
 
-    private Builder() {}
-
-    /**
-     * Uses this table instead of {@code outbox_inbox}.
-     *
-     * @param table {@code name} or {@code schema.name}, a plain SQL identifier
-     * @return this builder
-     */
-    public Builder table(String table) {
-      this.table = TableName.of(table);
-      return this;
-    }
-
-    /**
-     * Uses this dialect instead of detecting it from each connection's metadata.
-     *
-     * @param dialect the database's dialect
-     * @return this builder
-     */
-    public Builder dialect(Dialect dialect) {
-      return dialect(OutboxConfigurationException.requireNonNull(dialect, "dialect").preset());
-    }
-
-    /**
-     * Uses this dialect, a preset ({@link Dialect#preset()}) or one of your own, instead of
-     * detecting it.
-     *
-     * @param dialect the database's dialect
-     * @return this builder
-     */
-    public Builder dialect(SqlDialect dialect) {
-      this.dialect = OutboxConfigurationException.requireNonNull(dialect, "dialect");
-      return this;
+    private Builder() {
+      super(DEFAULT_TABLE);
     }
 
     /**
@@ -180,7 +112,7 @@ public final class Inbox {
      * @return this builder
      */
     public Builder purgeBatchSize(int purgeBatchSize) {
-      this.purgeBatchSize = BatchedDelete.checkBatchSize(purgeBatchSize);
+      this.purgeBatchSize = checkedPurgeBatchSize(purgeBatchSize);
       return this;
     }
 
@@ -195,13 +127,18 @@ public final class Inbox {
      * @return this builder
      */
     public Builder statementTimeout(Duration statementTimeout) {
-      this.statementTimeout = TimeBound.checked(statementTimeout);
+      this.statementTimeout = checkedStatementTimeout(statementTimeout);
       return this;
     }
 
     /** {@return the immutable, thread-safe inbox} */
     public Inbox build() {
       return new Inbox(this);
+    }
+
+    @Override
+    Builder self() {
+      return this;
     }
   }
 }

@@ -1,25 +1,9 @@
 package dev.outboxkit.jdbc;
 
 import dev.outboxkit.OutboxConfigurationException;
-import dev.outboxkit.jdbc.dialect.SqlDialect;
-import dev.outboxkit.jdbc.internal.BatchedDelete;
-import dev.outboxkit.jdbc.internal.OutboxSql;
-import dev.outboxkit.jdbc.internal.Query;
-import dev.outboxkit.jdbc.internal.RetentionSweep;
-import dev.outboxkit.jdbc.internal.SqlResolver;
-import dev.outboxkit.jdbc.internal.Statement;
-import dev.outboxkit.jdbc.internal.Statements;
-import dev.outboxkit.jdbc.internal.TableCheck;
+import dev.outboxkit.jdbc.internal.AdminQueries;
 import dev.outboxkit.jdbc.internal.TableName;
-import dev.outboxkit.jdbc.internal.TimeBound;
-import dev.outboxkit.jdbc.internal.Transactions;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -53,20 +37,11 @@ public final class OutboxAdmin {
    */
   public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(30);
 
-  private final DataSource ds;
-  private final TableName table;
-  private final int purgeBatchSize;
-  private final TimeBound bound;
-  private final SqlResolver resolver;
-  private final SqlDialect named;
+  private final AdminQueries queries;
 
   private OutboxAdmin(Builder b) {
-    this.ds = b.dataSource;
-    this.table = b.table;
-    this.named = b.dialect;
-    this.resolver = SqlResolver.owned(b.dialect, table);
-    this.purgeBatchSize = b.purgeBatchSize;
-    this.bound = new TimeBound(b.statementTimeout, this::sql);
+    this.queries =
+        new AdminQueries(b.dataSource, b.dialect, b.table, b.statementTimeout, b.purgeBatchSize);
   }
 
   /**
@@ -93,21 +68,7 @@ public final class OutboxAdmin {
    * #snapshot()}).
    */
   public Map<EventStatus, Long> countByStatus() {
-    return query(
-        "count events by status",
-        (c, s) -> {
-          Map<EventStatus, Long> counts = new EnumMap<>(EventStatus.class);
-          for (EventStatus status : EventStatus.values()) {
-            counts.put(status, 0L);
-          }
-          try (Query q = Query.prepare(c, s, Statements.COUNT_BY_STATUS);
-              ResultSet rs = q.executeQuery()) {
-            while (rs.next()) {
-              counts.put(EventStatus.valueOf(rs.getString("status")), rs.getLong("n"));
-            }
-          }
-          return counts;
-        });
+    return queries.countByStatus();
   }
 
   /**
@@ -118,17 +79,7 @@ public final class OutboxAdmin {
    */
   public long count(EventStatus status) {
     Objects.requireNonNull(status, "status");
-    return query(
-        "count " + status + " events",
-        (c, s) -> {
-          try (Query q = Query.prepare(c, s, Statements.COUNT_STATUS)) {
-            q.setString("status", status.name());
-            try (ResultSet rs = q.executeQuery()) {
-              rs.next();
-              return rs.getLong(1);
-            }
-          }
-        });
+    return queries.count(status);
   }
 
   /**
@@ -137,17 +88,7 @@ public final class OutboxAdmin {
    * relay that stopped or cannot keep up.
    */
   public Optional<Duration> oldestPendingAge() {
-    return query(
-        "read the oldest pending event",
-        (c, s) -> {
-          try (Query q = Query.prepare(c, s, Statements.OLDEST_PENDING);
-              ResultSet rs = q.executeQuery()) {
-            rs.next();
-            Instant oldest = s.dialect().getInstant(rs, "oldest");
-            Instant now = s.dialect().getInstant(rs, "db_now");
-            return oldest == null ? Optional.empty() : Optional.of(Duration.between(oldest, now));
-          }
-        });
+    return queries.oldestPendingAge();
   }
 
   /**
@@ -158,28 +99,7 @@ public final class OutboxAdmin {
    * metrics. The Micrometer binding polls it at a configurable interval.
    */
   public OutboxSnapshot snapshot() {
-    return query(
-        "read the outbox snapshot",
-        (c, s) -> {
-          try (Query q = Query.prepare(c, s, Statements.SNAPSHOT);
-              ResultSet rs = q.executeQuery()) {
-            rs.next();
-            Instant oldest = s.dialect().getInstant(rs, "oldest");
-            Instant now = s.dialect().getInstant(rs, "db_now");
-            return new OutboxSnapshot(
-                rs.getLong("pending"),
-                rs.getLong("in_flight"),
-                rs.getLong("dead"),
-                oldest == null ? null : age(oldest, now),
-                now);
-          }
-        });
-  }
-
-  /** Zero, not negative, when the appending host's clock ran ahead of the database's. */
-  private static Duration age(Instant occurredAt, Instant now) {
-    Duration age = Duration.between(occurredAt, now);
-    return age.isNegative() ? Duration.ZERO : age;
+    return queries.snapshot(OutboxSnapshot::new);
   }
 
   /**
@@ -193,29 +113,7 @@ public final class OutboxAdmin {
     if (limit < 1 || limit > 1000) {
       throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
     }
-    return query(
-        "list DEAD events",
-        (c, s) -> {
-          List<DeadEvent> page = new ArrayList<>();
-          try (Query q = Query.prepare(c, s, Statements.LIST_DEAD)) {
-            q.setLong("after", afterSeq).setInt("limit", limit);
-            try (ResultSet rs = q.executeQuery()) {
-              while (rs.next()) {
-                page.add(
-                    new DeadEvent(
-                        rs.getLong("seq"),
-                        s.dialect().getUuid(rs, "id"),
-                        rs.getString("aggregate_type"),
-                        rs.getString("aggregate_id"),
-                        rs.getString("event_type"),
-                        rs.getInt("attempts"),
-                        rs.getString("last_error"),
-                        s.dialect().getInstant(rs, "occurred_at")));
-              }
-            }
-          }
-          return page;
-        });
+    return queries.listDead(afterSeq, limit, DeadEvent::new);
   }
 
   /**
@@ -226,7 +124,7 @@ public final class OutboxAdmin {
    * @return false if no DEAD event has this id
    */
   public boolean replay(UUID eventId) {
-    return updateById("replay DEAD event " + eventId, eventId, true) == 1;
+    return queries.replay(Objects.requireNonNull(eventId, "eventId"));
   }
 
   /**
@@ -236,13 +134,7 @@ public final class OutboxAdmin {
    * @return how many events went back to PENDING
    */
   public int replayAllDead() {
-    return query(
-        "replay all DEAD events",
-        (c, s) -> {
-          try (Query q = Query.prepare(c, s, Statements.REPLAY_ALL_DEAD)) {
-            return q.executeUpdate();
-          }
-        });
+    return queries.replayAllDead();
   }
 
   /**
@@ -252,7 +144,7 @@ public final class OutboxAdmin {
    * @return false if no DEAD event has this id
    */
   public boolean discard(UUID eventId) {
-    return updateById("discard DEAD event " + eventId, eventId, false) == 1;
+    return queries.discard(Objects.requireNonNull(eventId, "eventId"));
   }
 
   /**
@@ -269,104 +161,18 @@ public final class OutboxAdmin {
     if (retention == null || retention.isNegative()) {
       throw new IllegalArgumentException("retention must be zero or positive, was " + retention);
     }
-    try {
-      return new RetentionSweep(
-              ds, "OutboxAdmin.purgeFinished", bound, this::sql, purgeBatchSize, 0)
-          .purge(retention, null, () -> false);
-    } catch (SQLException e) {
-      throw new OutboxStorageException("purge finished events", table.qualified(), e);
-    }
-  }
-
-  private int updateById(String what, UUID eventId, boolean replay) {
-    Objects.requireNonNull(eventId, "eventId");
-    return query(
-        what,
-        (c, s) -> {
-          Statement st = replay ? Statements.REPLAY_DEAD : Statements.DISCARD_DEAD;
-          try (Query q = Query.prepare(c, s, st)) {
-            return q.setUuid("id", eventId).executeUpdate();
-          }
-        });
-  }
-
-  @FunctionalInterface
-  private interface Work<T> {
-    T run(Connection c, OutboxSql sql) throws SQLException;
-  }
-
-  private <T> T query(String what, Work<T> query) {
-    try {
-      return Transactions.inOwnTransaction(
-          ds, "OutboxAdmin (" + what + ")", bound, c -> query.run(c, sql(c)));
-    } catch (SQLException e) {
-      throw new OutboxStorageException(what, table.qualified(), explain(e));
-    }
-  }
-
-  /**
-   * A missing table or a wrong dialect is said as such, with what to do, asking a fresh
-   * connection's metadata, for the failures {@link TableCheck#worthExplaining} picks.
-   */
-  private SQLException explain(SQLException e) {
-    if (!TableCheck.worthExplaining(e, named)) {
-      return e;
-    }
-    try (Connection c = ds.getConnection()) {
-      return TableCheck.explain(e, c, named, table);
-    } catch (SQLException unreachable) {
-      e.addSuppressed(unreachable);
-      return e;
-    }
-  }
-
-  private OutboxSql sql(Connection c) throws SQLException {
-    return resolver.sql(c);
+    return queries.purgeFinished(retention);
   }
 
   /** Configures an {@link OutboxAdmin}. */
-  public static final class Builder {
+  public static final class Builder extends TableOptions<Builder> {
     private final DataSource dataSource;
-    private TableName table = TableName.of(TableName.DEFAULT);
-    private SqlDialect dialect;
     private int purgeBatchSize = DEFAULT_PURGE_BATCH_SIZE;
     private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
 
     private Builder(DataSource dataSource) {
+      super(TableName.DEFAULT);
       this.dataSource = OutboxConfigurationException.requireNonNull(dataSource, "dataSource");
-    }
-
-    /**
-     * Administers this table instead of {@code outbox_event}.
-     *
-     * @param table {@code name} or {@code schema.name}, a plain SQL identifier
-     * @return this builder
-     */
-    public Builder table(String table) {
-      this.table = TableName.of(table);
-      return this;
-    }
-
-    /**
-     * Uses this dialect instead of detecting it from the first connection.
-     *
-     * @param dialect the database's dialect
-     * @return this builder
-     */
-    public Builder dialect(Dialect dialect) {
-      return dialect(OutboxConfigurationException.requireNonNull(dialect, "dialect").preset());
-    }
-
-    /**
-     * Uses this dialect, a preset ({@link Dialect#preset()}) or one of your own, instead of
-     * detecting it.
-     *
-     * @param dialect the database's dialect
-     * @return this builder
-     */
-    public Builder dialect(SqlDialect dialect) {
-      this.dialect = OutboxConfigurationException.requireNonNull(dialect, "dialect");
-      return this;
     }
 
     /**
@@ -378,7 +184,7 @@ public final class OutboxAdmin {
      * @return this builder
      */
     public Builder purgeBatchSize(int purgeBatchSize) {
-      this.purgeBatchSize = BatchedDelete.checkBatchSize(purgeBatchSize);
+      this.purgeBatchSize = checkedPurgeBatchSize(purgeBatchSize);
       return this;
     }
 
@@ -391,13 +197,18 @@ public final class OutboxAdmin {
      * @return this builder
      */
     public Builder statementTimeout(Duration statementTimeout) {
-      this.statementTimeout = TimeBound.checked(statementTimeout);
+      this.statementTimeout = checkedStatementTimeout(statementTimeout);
       return this;
     }
 
     /** {@return the immutable, thread-safe admin} */
     public OutboxAdmin build() {
       return new OutboxAdmin(this);
+    }
+
+    @Override
+    Builder self() {
+      return this;
     }
   }
 }

@@ -3,13 +3,7 @@ package dev.outboxkit.jdbc;
 import dev.outboxkit.InvalidEventException;
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.OutboxEvent;
-import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.jdbc.internal.Appends;
-import dev.outboxkit.jdbc.internal.ContextHeaders;
-import dev.outboxkit.jdbc.internal.HeadersCodec;
-import dev.outboxkit.jdbc.internal.OutboxSql;
-import dev.outboxkit.jdbc.internal.SqlResolver;
-import dev.outboxkit.jdbc.internal.TableCheck;
 import dev.outboxkit.jdbc.internal.TableName;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -51,19 +45,14 @@ public final class OutboxWriter {
   private final boolean allowAutoCommit;
   private final boolean managedTransactions;
   private final int maxPayloadBytes;
-  private final ContextHeaders contextHeaders;
-  private final SqlResolver resolver;
-  // The dialect the user named, or null: a failed insert is checked against the database's own.
-  private final SqlDialect dialect;
+  private final Appends appends;
 
   private OutboxWriter(Builder b) {
     this.table = b.table;
     this.allowAutoCommit = b.allowAutoCommit;
     this.managedTransactions = b.managedTransactions;
     this.maxPayloadBytes = b.maxPayloadBytes;
-    this.contextHeaders = b.contextHeaders;
-    this.dialect = b.dialect;
-    this.resolver = SqlResolver.perDatabase(b.dialect, table);
+    this.appends = new Appends(b.dialect, table, b.contextHeaders);
   }
 
   /** {@return a builder that starts from the defaults of {@link Outbox#append}} */
@@ -87,13 +76,7 @@ public final class OutboxWriter {
     Objects.requireNonNull(event, "event");
     checkConnection(connection);
     checkPayload(event);
-    OutboxSql sql = resolver.sql(connection);
-    Map<String, String> context = context();
-    try {
-      Appends.insert(connection, sql, List.of(event), e -> headers(e, context));
-    } catch (SQLException e) {
-      throw TableCheck.explain(e, connection, dialect, table);
-    }
+    appends.insert(connection, List.of(event));
   }
 
   /**
@@ -114,13 +97,7 @@ public final class OutboxWriter {
     if (events.isEmpty()) {
       return;
     }
-    OutboxSql sql = resolver.sql(connection);
-    Map<String, String> context = context();
-    try {
-      Appends.insert(connection, sql, events, e -> headers(e, context));
-    } catch (SQLException e) {
-      throw TableCheck.explain(e, connection, dialect, table);
-    }
+    appends.insert(connection, events);
   }
 
   /** {@return the table this writer appends to, as written in SQL} */
@@ -156,58 +133,15 @@ public final class OutboxWriter {
     }
   }
 
-  private Map<String, String> context() {
-    return contextHeaders == null ? Map.of() : contextHeaders.current();
-  }
-
-  private static String headers(OutboxEvent e, Map<String, String> context) {
-    return HeadersCodec.encode(ContextHeaders.merge(e.headers(), context));
-  }
-
   /** Configures an {@link OutboxWriter}. */
-  public static final class Builder {
-    private TableName table = TableName.of(TableName.DEFAULT);
-    private SqlDialect dialect;
+  public static final class Builder extends TableOptions<Builder> {
     private boolean allowAutoCommit;
     private boolean managedTransactions;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
-    private ContextHeaders contextHeaders;
+    private Supplier<Map<String, String>> contextHeaders;
 
-    private Builder() {}
-
-    /**
-     * Appends to this table instead of {@code outbox_event}.
-     *
-     * @param table {@code name} or {@code schema.name}, a plain SQL identifier
-     * @return this builder
-     * @throws OutboxConfigurationException if it is not one
-     */
-    public Builder table(String table) {
-      this.table = TableName.of(table);
-      return this;
-    }
-
-    /**
-     * Uses this dialect instead of detecting it from each connection's metadata, which saves a
-     * metadata call per append and works behind proxies that hide the product name.
-     *
-     * @param dialect the database's dialect
-     * @return this builder
-     */
-    public Builder dialect(Dialect dialect) {
-      return dialect(OutboxConfigurationException.requireNonNull(dialect, "dialect").preset());
-    }
-
-    /**
-     * Uses this dialect, a preset ({@link Dialect#preset()}) or one of your own, instead of
-     * detecting it.
-     *
-     * @param dialect the database's dialect
-     * @return this builder
-     */
-    public Builder dialect(SqlDialect dialect) {
-      this.dialect = OutboxConfigurationException.requireNonNull(dialect, "dialect");
-      return this;
+    private Builder() {
+      super(TableName.DEFAULT);
     }
 
     /**
@@ -279,14 +213,18 @@ public final class OutboxWriter {
      * @return this builder
      */
     public Builder contextHeaders(Supplier<Map<String, String>> supplier) {
-      this.contextHeaders =
-          new ContextHeaders(OutboxConfigurationException.requireNonNull(supplier, "supplier"));
+      this.contextHeaders = OutboxConfigurationException.requireNonNull(supplier, "supplier");
       return this;
     }
 
     /** {@return the immutable, thread-safe writer} */
     public OutboxWriter build() {
       return new OutboxWriter(this);
+    }
+
+    @Override
+    Builder self() {
+      return this;
     }
   }
 }

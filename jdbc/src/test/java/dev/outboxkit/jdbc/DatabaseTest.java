@@ -17,10 +17,11 @@ import org.junit.jupiter.params.Parameter;
 /**
  * Base of the contract suites: one fresh database per test class (per run of a suite parameterized
  * by flavour) on a real server of the flavour, with the outbox table created and emptied before
- * each test.
+ * each test. Public for the tests of the SQL layer in {@code internal}; test code, never exported.
  */
+@SuppressWarnings("exports")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class DatabaseTest {
+public abstract class DatabaseTest {
   @RegisterExtension
   final FreshDatabase database =
       FreshDatabase.of(this::flavor)
@@ -33,9 +34,17 @@ abstract class DatabaseTest {
   /** Set in each run of a suite parameterized by flavour, see {@link #flavors()}. */
   @Parameter private Flavor flavor;
 
+  /** The digits 0..9 as column {@code d}; MySQL has no sequence engine. */
+  protected static final String DIGITS =
+      "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4"
+          + " UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8"
+          + " UNION ALL SELECT 9)";
+
   protected TestDatabase db;
   protected DataSource ds;
   protected Dialect dialect;
+
+  protected DatabaseTest() {}
 
   /** What a suite parameterized by flavour runs on: {@code @MethodSource("flavors")}. */
   static List<Flavor> flavors() {

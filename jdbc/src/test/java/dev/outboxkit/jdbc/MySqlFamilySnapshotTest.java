@@ -28,7 +28,7 @@ class MySqlFamilySnapshotTest extends SnapshotContractTest {
       return "SELECT seq AS n FROM seq_1_to_" + count;
     }
     // MySQL has no sequence engine: six digit tables cross-joined give 1..1,000,000.
-    String digits = MySqlFamilyClaimPlanTest.DIGITS;
+    String digits = DIGITS;
     return "SELECT a.d + 10 * b.d + 100 * c.d + 1000 * e.d + 10000 * f.d + 100000 * g.d + 1 AS n"
         + " FROM "
         + digits

@@ -2,9 +2,7 @@ package dev.outboxkit.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxkit.jdbc.internal.OutboxSql;
-import dev.outboxkit.jdbc.internal.Statements;
-import dev.outboxkit.jdbc.internal.TableName;
+import dev.outboxkit.jdbc.internal.EngineAccess;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -66,7 +64,7 @@ abstract class SnapshotContractTest extends DatabaseTest {
   }
 
   protected String snapshotSql() {
-    return OutboxSql.of(dialect.preset(), TableName.of("outbox_event")).text(Statements.SNAPSHOT);
+    return EngineAccess.statementText(dialect.preset(), "outbox_event", "snapshot");
   }
 
   /** EXPLAIN output, one string per result row, columns joined with " | ". */

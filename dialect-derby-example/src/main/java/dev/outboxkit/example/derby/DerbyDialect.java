@@ -65,6 +65,7 @@ public final class DerbyDialect implements DialectProvider {
         .statementsFromResource(DerbyDialect.class, "derby.sql")
         .clock("CURRENT_TIMESTAMP", moved(""), moved("-"))
         .rowLimit("FETCH FIRST {n} ROWS ONLY")
+        .oneRowTable("SYSIBM.SYSDUMMY1")
         .claim(ClaimCapability.CONDITIONAL_UPDATE)
         .ids(IdColumn.BYTES)
         .times(TimeColumn.LOCAL_TIMESTAMP)

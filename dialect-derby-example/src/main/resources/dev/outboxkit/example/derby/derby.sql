@@ -1,7 +1,8 @@
 -- OutboxKit statements for Apache Derby 10.15+ (embedded or network server), read by DerbyDialect.
 -- Statements not here are OutboxKit's common ones, which Derby runs as they are once the dialect
 -- gives its clock and row limit (FETCH FIRST n ROWS ONLY). What differs on Derby:
---   * no SELECT without FROM: SYSIBM.SYSDUMMY1 is Derby's one-row table;
+--   * no SELECT without FROM: SYSIBM.SYSDUMMY1 is Derby's one-row table (oneRowTable in
+--     DerbyDialect, which fills in {from_one_row});
 --   * no SKIP LOCKED (and FOR UPDATE refuses ORDER BY): claims are a candidate read and a
 --     conditional update whose row count says what this relay got (CONDITIONAL_UPDATE);
 --   * readers wait for writers: a read under READ COMMITTED blocks on every row another
@@ -135,23 +136,6 @@ SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
        {now} AS db_now
   FROM SYSIBM.SYSDUMMY1
   WITH UR
-
--- name: drainLeft
-SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
-       (SELECT COUNT(*) FROM {table} p WHERE p.status = 'PENDING'
-           AND EXISTS (SELECT 1 FROM {table} d
-                        WHERE d.aggregate_type = p.aggregate_type
-                          AND d.aggregate_id = p.aggregate_id
-                          AND d.status = 'DEAD' AND d.seq < p.seq)) AS behind_dead,
-       (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING' AND available_at <= {now + :within})
-         AS due,
-       (SELECT COUNT(*) FROM {table} p WHERE p.status = 'PENDING'
-           AND p.available_at <= {now + :within}
-           AND NOT EXISTS (SELECT 1 FROM {table} d
-                            WHERE d.aggregate_type = p.aggregate_type
-                              AND d.aggregate_id = p.aggregate_id
-                              AND d.status = 'DEAD' AND d.seq < p.seq)) AS due_not_behind
-  FROM SYSIBM.SYSDUMMY1
 
 -- Read uncommitted: purgeRetained checks every row again under its lock.
 -- name: retentionWindow

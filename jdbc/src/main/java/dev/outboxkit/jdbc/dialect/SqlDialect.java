@@ -2,7 +2,6 @@ package dev.outboxkit.jdbc.dialect;
 
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.jdbc.internal.CompiledDialect;
-import dev.outboxkit.jdbc.internal.SqlStatements;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +33,10 @@ import java.util.Set;
  *   <li>{@code {now}}, {@code {now + :p}}, {@code {now - :p}}: the database's clock, and that time
  *       moved by parameter {@code :p}, whole microseconds (from {@link Builder#clock});
  *   <li>{@code {rows :p}} or {@code {rows 1}}: the row limit clause (from {@link
- *       Builder#rowLimit}).
+ *       Builder#rowLimit});
+ *   <li>{@code {from_one_row}}: what a {@code SELECT} of expressions only reads from, nothing where
+ *       the database allows that, else {@code FROM} its one-row table (from {@link
+ *       Builder#oneRowTable}).
  * </ul>
  *
  * A statement file holds statements, each from a {@code -- name: <statement>} line to the next;
@@ -56,6 +58,7 @@ public final class SqlDialect {
   private final String nowPlusMicros;
   private final String nowMinusMicros;
   private final String rowLimit;
+  private final String oneRowTable;
   private final ClaimCapability claim;
   private final IdColumn ids;
   private final TimeColumn times;
@@ -70,6 +73,7 @@ public final class SqlDialect {
     this.nowPlusMicros = b.nowPlusMicros;
     this.nowMinusMicros = b.nowMinusMicros;
     this.rowLimit = b.rowLimit;
+    this.oneRowTable = b.oneRowTable;
     this.claim = b.claim;
     this.ids = b.ids;
     this.times = b.times;
@@ -87,7 +91,7 @@ public final class SqlDialect {
    * @param name the product's name, for logs and errors
    */
   public static Builder builder(String name) {
-    return new Builder(name).statements("common.sql", SqlStatements.commonText());
+    return new Builder(name).statements("common.sql", CompiledDialect.commonStatements());
   }
 
   /**
@@ -102,6 +106,7 @@ public final class SqlDialect {
     b.nowPlusMicros = nowPlusMicros;
     b.nowMinusMicros = nowMinusMicros;
     b.rowLimit = rowLimit;
+    b.oneRowTable = oneRowTable;
     b.claim = claim;
     b.ids = ids;
     b.times = times;
@@ -155,6 +160,11 @@ public final class SqlDialect {
     return rowLimit;
   }
 
+  /** {@return the one-row table a SELECT without a table reads from, or null for none} */
+  public String oneRowTable() {
+    return oneRowTable;
+  }
+
   /** {@return how event ids are stored} */
   public IdColumn ids() {
     return ids;
@@ -193,6 +203,7 @@ public final class SqlDialect {
     private String nowPlusMicros;
     private String nowMinusMicros;
     private String rowLimit;
+    private String oneRowTable;
     private ClaimCapability claim;
     private IdColumn ids = IdColumn.TEXT;
     private TimeColumn times = TimeColumn.OFFSET_DATE_TIME;
@@ -218,7 +229,7 @@ public final class SqlDialect {
     public Builder statements(String source, String text) {
       Map<String, String> parsed;
       try {
-        parsed = SqlStatements.parse(source, text);
+        parsed = CompiledDialect.parseStatements(source, text);
       } catch (IllegalStateException e) {
         throw new OutboxConfigurationException(
             "dialect " + name + ": " + e.getMessage() + " (see SqlDialect for the format)", e);
@@ -295,6 +306,18 @@ public final class SqlDialect {
      */
     public Builder rowLimit(String clause) {
       this.rowLimit = withMark(clause, "{n}", "rowLimit");
+      return this;
+    }
+
+    /**
+     * Names the one-row table that a {@code SELECT} of expressions only must read from, on a
+     * database that refuses a {@code SELECT} without {@code FROM}; by default there is none.
+     *
+     * @param table e.g. {@code dual} (Oracle) or {@code SYSIBM.SYSDUMMY1} (Derby, Db2)
+     * @return this builder
+     */
+    public Builder oneRowTable(String table) {
+      this.oneRowTable = OutboxConfigurationException.requireNonNull(table, "table");
       return this;
     }
 

@@ -1,37 +1,62 @@
 package dev.outboxkit.jdbc.internal;
 
 import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.function.Function;
+import java.util.Map;
+import java.util.function.Supplier;
 
-/** Runs {@link Statements#INSERT} on the caller's connection: one event, or a JDBC batch. */
+/**
+ * {@code OutboxWriter}'s way into the SQL layer: runs {@link Statements#INSERT} on the caller's
+ * connection, one event or a JDBC batch, with the caller's context headers merged in; a missing
+ * table or a wrong dialect is said as such. Public only because the writer lives in the parent
+ * package.
+ */
 public final class Appends {
-  private Appends() {}
+  private final TableName table;
+  // The dialect the user named, or null: a failed insert is checked against the database's own.
+  private final SqlDialect named;
+  private final SqlResolver resolver;
+  private final ContextHeaders contextHeaders;
+
+  /**
+   * @param named the dialect the user named, or null to detect it per connection
+   * @param contextHeaders the caller's context headers, or null for none
+   */
+  public Appends(SqlDialect named, TableName table, Supplier<Map<String, String>> contextHeaders) {
+    this.table = table;
+    this.named = named;
+    this.resolver = SqlResolver.perDatabase(named, table);
+    this.contextHeaders = contextHeaders == null ? null : new ContextHeaders(contextHeaders);
+  }
 
   /**
    * Inserts events in one statement execution (a batch when more than one).
    *
-   * @param headers each event's headers column, encoded
+   * @param events at least one, checked by the caller
    */
-  public static void insert(
-      Connection c, OutboxSql s, List<OutboxEvent> events, Function<OutboxEvent, String> headers)
-      throws SQLException {
+  public void insert(Connection c, List<OutboxEvent> events) throws SQLException {
+    OutboxSql s = resolver.sql(c);
+    Map<String, String> context = contextHeaders == null ? Map.of() : contextHeaders.current();
     try (Query q = Query.prepare(c, s, Statements.INSERT)) {
       if (events.size() == 1) {
-        bind(q, events.get(0), headers).executeUpdate();
+        bind(q, events.get(0), context).executeUpdate();
         return;
       }
       for (OutboxEvent e : events) {
-        bind(q, e, headers).addBatch();
+        bind(q, e, context).addBatch();
       }
       q.executeBatch();
+    } catch (SQLException e) {
+      throw TableCheck.explain(e, c, named, table);
     }
   }
 
-  private static Query bind(Query q, OutboxEvent e, Function<OutboxEvent, String> headers)
+  private static Query bind(Query q, OutboxEvent e, Map<String, String> context)
       throws SQLException {
-    return EventRows.bind(q, e, headers.apply(e)).setLong("delay", Micros.of(e.delay()));
+    String headers = HeadersCodec.encode(ContextHeaders.merge(e.headers(), context));
+    return EventRows.bind(q, e, headers).setLong("delay", Micros.of(e.delay()));
   }
 }

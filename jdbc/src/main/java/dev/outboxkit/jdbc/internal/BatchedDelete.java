@@ -1,6 +1,5 @@
 package dev.outboxkit.jdbc.internal;
 
-import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.jdbc.OutboxStorageException;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -11,20 +10,8 @@ import javax.sql.DataSource;
  * until a batch comes back short: locks stay brief, so relays, appenders and consumers are never
  * held up for long.
  */
-public final class BatchedDelete {
-  /** Largest batch accepted. */
-  public static final int MAX_BATCH_SIZE = 100_000;
-
+final class BatchedDelete {
   private BatchedDelete() {}
-
-  /** Checks a batch-size option where it is set. */
-  public static int checkBatchSize(int batchSize) {
-    if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
-      throw new OutboxConfigurationException(
-          "purgeBatchSize must be between 1 and " + MAX_BATCH_SIZE + ", was " + batchSize);
-    }
-    return batchSize;
-  }
 
   /**
    * Runs the batches.

@@ -29,6 +29,9 @@ import java.util.regex.Pattern;
  * A {@link SqlDialect} made ready to run: every statement with its placeholders filled in (all but
  * the table name) and checked against {@link Statements}, its claim strategy, and the binding of
  * the types whose JDBC mapping differs by database. One per dialect, made when it is built.
+ *
+ * <p>Public because it is the dialect SPI's one way into the SQL layer: {@link SqlDialect}'s
+ * builder reads and checks statement files through it.
  */
 public final class CompiledDialect {
   private static final Map<SqlDialect, CompiledDialect> COMPILED =
@@ -37,6 +40,7 @@ public final class CompiledDialect {
   private static final Pattern CLOCK_SHIFT = Pattern.compile("\\{now\\s*([+-])\\s*:(\\w+)\\s*}");
   private static final Pattern ROWS = Pattern.compile("\\{rows\\s+(:\\w+|\\d+)\\s*}");
   private static final Pattern EVENT_COLUMNS = Pattern.compile("\\{event_columns(?::(\\w+))?}");
+  private static final Pattern FROM_ONE_ROW = Pattern.compile("\\s*\\{from_one_row}");
   private static final Pattern UNKNOWN = Pattern.compile("\\{(?!table})\\w+(:\\w+)?}");
   private static final DateTimeFormatter DATETIME =
       DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS");
@@ -101,6 +105,21 @@ public final class CompiledDialect {
     return compiled;
   }
 
+  /** {@return the text of {@code common.sql}, where {@link SqlDialect#builder} starts} */
+  public static String commonStatements() {
+    return SqlStatements.commonText();
+  }
+
+  /**
+   * Parses a statement file into its statements by name, in file order.
+   *
+   * @param source where the text came from, for errors
+   * @throws IllegalStateException if the text is not a statement file
+   */
+  public static Map<String, String> parseStatements(String source, String text) {
+    return SqlStatements.parse(source, text);
+  }
+
   private String render(String template) {
     String sql =
         template
@@ -115,6 +134,11 @@ public final class CompiledDialect {
                 (m.group(1).equals("+") ? dialect.nowPlusMicros() : dialect.nowMinusMicros())
                     .replace("{micros}", ":" + m.group(2)));
     sql = sql.replace("{now}", dialect.now());
+    String oneRow = dialect.oneRowTable();
+    sql =
+        oneRow == null
+            ? FROM_ONE_ROW.matcher(sql).replaceAll("")
+            : sql.replace("{from_one_row}", "FROM " + oneRow);
     return replace(ROWS, sql, m -> dialect.rowLimit().replace("{n}", m.group(1)));
   }
 
@@ -143,7 +167,7 @@ public final class CompiledDialect {
           "has an unknown placeholder "
               + unknown.group()
               + " (known: {table}, {event_columns}, {written_columns}, {written_values}, {now},"
-              + " {now + :p}, {now - :p}, {rows :p})");
+              + " {now + :p}, {now - :p}, {rows :p}, {from_one_row})");
     }
     Set<String> used;
     try {

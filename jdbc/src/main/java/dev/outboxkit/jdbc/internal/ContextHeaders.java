@@ -12,7 +12,7 @@ import java.util.function.Supplier;
  * Headers taken from the appending caller's context (trace context, typically) and added to each
  * event that does not carry a header of the same name already.
  */
-public final class ContextHeaders {
+final class ContextHeaders {
   /** The W3C Trace Context header that names the current span. */
   public static final String TRACEPARENT = "traceparent";
 

@@ -9,7 +9,7 @@ import java.util.Map;
  * tools and by CDC pipelines. Hand-written to keep the library free of JSON dependencies; it reads
  * exactly what it writes plus any standard JSON object of string values.
  */
-public final class HeadersCodec {
+final class HeadersCodec {
   private HeadersCodec() {}
 
   /** Encodes headers; null for none, so empty header sets cost no storage. */

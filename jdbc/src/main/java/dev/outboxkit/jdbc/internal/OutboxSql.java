@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * The statements of one dialect on one table, each parsed once and rendered once per list size.
  * Thread-safe.
  */
-public final class OutboxSql {
+final class OutboxSql {
   private final CompiledDialect dialect;
   private final TableName table;
   private final ConcurrentHashMap<Statement, NamedSql> parsed = new ConcurrentHashMap<>();

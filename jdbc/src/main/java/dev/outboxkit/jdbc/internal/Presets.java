@@ -175,6 +175,7 @@ public final class Presets {
             "SYS_EXTRACT_UTC(SYSTIMESTAMP) + NUMTODSINTERVAL({micros} / 1000000, 'SECOND')",
             "SYS_EXTRACT_UTC(SYSTIMESTAMP) - NUMTODSINTERVAL({micros} / 1000000, 'SECOND')")
         .rowLimit("FETCH FIRST {n} ROWS ONLY")
+        .oneRowTable("dual")
         .claim(ClaimCapability.SKIP_LOCKED)
         .ids(IdColumn.BYTES)
         .times(TimeColumn.UTC_LOCAL_DATE_TIME)

@@ -15,7 +15,7 @@ import java.util.UUID;
  * statement does not declare is a programming error; a name the dialect's text leaves out (one it
  * {@linkplain Statement#mayOmit may}) binds nothing.
  */
-public final class Query implements AutoCloseable {
+final class Query implements AutoCloseable {
   /**
    * Most values one list parameter is given: Oracle refuses more than 1,000 in an {@code IN} list,
    * SQL Server more than 2,100 parameters in a statement. Callers split longer lists.

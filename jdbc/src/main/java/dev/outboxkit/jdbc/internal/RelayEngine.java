@@ -14,6 +14,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,9 +87,45 @@ public final class RelayEngine {
     /** Check the table when starting. */
     public boolean checkTableAtStart;
 
-    /** The retention thread's plan, or null for none. */
-    public ScheduledRetention.Plan retention;
+    /** Retention of PUBLISHED and EXPIRED rows, or null to keep them. */
+    public Duration finishedRetention;
+
+    /** Retention of DEAD rows, or null to keep them. */
+    public Duration deadRetention;
+
+    /** Purges the inbox once, or null without an inbox. */
+    public LongSupplier inboxPurge;
+
+    /** The inbox's retention, for the log; null without an inbox. */
+    public Duration inboxRetention;
+
+    /** Time between retention passes, or null to derive it from the shortest retention. */
+    public Duration retentionInterval;
+
+    /** Rows read per retention transaction. */
+    public int retentionWindow;
+
+    /** Retention's pause after each window, in multiples of the time the window took. */
+    public int retentionRestPerWork = RETENTION_REST_PER_WORK;
+
+    /** The retention thread's plan, or null when no retention is configured. */
+    ScheduledRetention.Plan retentionPlan() {
+      if (finishedRetention == null && deadRetention == null && inboxPurge == null) {
+        return null;
+      }
+      return new ScheduledRetention.Plan(
+          finishedRetention,
+          deadRetention,
+          inboxPurge == null ? null : inboxPurge::getAsLong,
+          inboxRetention,
+          retentionInterval,
+          retentionWindow,
+          retentionRestPerWork);
+    }
   }
+
+  /** Retention's pause after each window by default, in multiples of the window's time. */
+  public static final int RETENTION_REST_PER_WORK = ScheduledRetention.REST_PER_WORK;
 
   private final RelaySettings settings;
   private final String table;
@@ -140,15 +177,16 @@ public final class RelayEngine {
             ? new NotificationListener(
                 parts.dataSource, parts.table.simple(), settings.name, this::wakeUp)
             : null;
+    ScheduledRetention.Plan retentionPlan = parts.retentionPlan();
     this.retention =
-        parts.retention == null
+        retentionPlan == null
             ? null
-            : parts.retention.schedule(
+            : retentionPlan.schedule(
                 settings.name, store, parts.listener, () -> running, parts.random);
-    logConfiguration();
+    logConfiguration(retentionPlan);
   }
 
-  private void logConfiguration() {
+  private void logConfiguration(ScheduledRetention.Plan retentionPlan) {
     log.info(
         "[{}] relay configured: table={}, batchSize={}, ordered={}, pollInterval={}, lease={},"
             + " sendTimeout={}, statementTimeout={}, maxAttempts={}, retryBackoff={}..{},"
@@ -173,7 +211,7 @@ public final class RelayEngine {
         settings.sendIndividually,
         parts.transport.getClass().getSimpleName(),
         parts.threadFactory == null ? "own daemon threads" : "from " + parts.threadFactory,
-        parts.retention == null ? "off" : parts.retention,
+        retentionPlan == null ? "off" : retentionPlan,
         parts.checkTableAtStart);
   }
 

@@ -22,7 +22,7 @@ import javax.sql.DataSource;
  * lock every row it scanned, holding up the relays' acknowledgements), and it locks only the rows
  * it deletes, which no relay touches any more. PENDING and IN_FLIGHT rows are never deleted.
  */
-public final class RetentionSweep {
+final class RetentionSweep {
 
   private final DataSource dataSource;
   private final String operation;

@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * application's appends. A failed pass is logged and tried again at the next interval; nothing it
  * does can fail the relay.
  */
-public final class ScheduledRetention implements Runnable {
+final class ScheduledRetention implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(ScheduledRetention.class);
 
   /** Shortest time between passes. */

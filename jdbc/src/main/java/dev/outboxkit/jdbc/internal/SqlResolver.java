@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  *
  * Each resolution is logged once, at DEBUG.
  */
-public final class SqlResolver {
+final class SqlResolver {
   private static final Logger log = LoggerFactory.getLogger(SqlResolver.class);
 
   /** Databases a per-database resolver remembers before it starts over. */

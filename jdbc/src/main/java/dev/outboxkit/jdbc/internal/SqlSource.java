@@ -5,7 +5,7 @@ import java.sql.SQLException;
 
 /** Where a component's statements come from: the dialect of the connection's database. */
 @FunctionalInterface
-public interface SqlSource {
+interface SqlSource {
   /** The statements for the database behind this connection, on the component's table. */
   OutboxSql sql(Connection c) throws SQLException;
 }

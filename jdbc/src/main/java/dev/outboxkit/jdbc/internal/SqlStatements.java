@@ -14,14 +14,14 @@ import java.util.Map;
  * {@link dev.outboxkit.jdbc.dialect.SqlDialect}). The shipped ones live under {@code
  * dev/outboxkit/jdbc/sql/}: {@code common.sql}, and one file per vendor stating only what differs.
  */
-public final class SqlStatements {
+final class SqlStatements {
   private static final String FOLDER = "/dev/outboxkit/jdbc/sql/";
   private static final String NAME_MARK = "-- name:";
 
   private SqlStatements() {}
 
   /** The text of {@code common.sql}, the statements that read the same on most databases. */
-  public static String commonText() {
+  static String commonText() {
     return shippedText("common.sql");
   }
 
@@ -30,7 +30,7 @@ public final class SqlStatements {
    *
    * @throws IllegalStateException if it is missing: a packaging error, not a user's
    */
-  public static String shippedText(String file) {
+  static String shippedText(String file) {
     return read(file);
   }
 
@@ -41,7 +41,7 @@ public final class SqlStatements {
    * @return statement text by name, in file order
    * @throws IllegalStateException if the text is malformed
    */
-  public static Map<String, String> parse(String file, String text) {
+  static Map<String, String> parse(String file, String text) {
     Map<String, String> statements = new LinkedHashMap<>();
     String name = null;
     StringBuilder body = new StringBuilder();

@@ -14,7 +14,7 @@ import java.util.Set;
  * override cannot take other parameters than the statement it replaces. The catalogue of all of
  * them is {@link Statements}.
  */
-public final class Statement {
+final class Statement {
   /** When a dialect must define a statement. */
   enum Need {
     /** Every dialect. */

@@ -19,7 +19,7 @@ import java.util.Map;
  * {@code within}, {@code age} and the {@code *_age} ones whole microseconds; {@code seqs} a list of
  * row seqs; {@code limit} a row count.
  */
-public final class Statements {
+final class Statements {
   private static final List<String> EVENT = EventRows.READ;
 
   /** Appends one event: the {@link EventRows#WRITTEN} columns, then its delay. */

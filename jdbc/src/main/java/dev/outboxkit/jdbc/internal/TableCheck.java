@@ -28,7 +28,7 @@ import javax.sql.DataSource;
  * ({@link #explain}). The expected columns are read from the shipped DDL of the dialect, so a
  * column added to the DDL is checked, and its {@code ALTER TABLE} given, without a second list.
  */
-public final class TableCheck {
+final class TableCheck {
   // PostgreSQL's undefined_table / undefined_column; the SQL standard's base table and column not
   // found, which MySQL, MariaDB and H2 use; Derby's.
   private static final Set<String> NO_TABLE = Set.of("42P01", "42S02", "42X05");

@@ -1,6 +1,5 @@
 package dev.outboxkit.jdbc.internal;
 
-import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.jdbc.dialect.ErrorCodes;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,7 +30,7 @@ import java.util.concurrent.Executor;
  * Connector/J run them on timer threads of their own (outside a container's managed threads) and
  * cancel over a second connection, which a dead network path does not carry either.
  */
-public final class TimeBound {
+final class TimeBound {
   /**
    * Runs the drivers' network-timeout bookkeeping on the calling thread (Connector/J hands it to
    * the executor), so that the bound starts no thread.
@@ -67,20 +66,6 @@ public final class TimeBound {
     this.networkMillis =
         (int) Math.min(Integer.MAX_VALUE, wholeSeconds * 1000 + NETWORK_MARGIN.toMillis());
     this.dialects = dialects;
-  }
-
-  /**
-   * Checks a statement timeout where a builder sets it.
-   *
-   * @return the timeout
-   * @throws OutboxConfigurationException if it is null, zero or negative
-   */
-  public static Duration checked(Duration statementTimeout) {
-    if (statementTimeout == null || statementTimeout.isNegative() || statementTimeout.isZero()) {
-      throw new OutboxConfigurationException(
-          "statementTimeout must be positive, was " + statementTimeout);
-    }
-    return statementTimeout;
   }
 
   /** The same bound on the client only, for work that runs no statement of its own. */

@@ -10,7 +10,7 @@ import javax.sql.DataSource;
  * Runs short transactions on connections OutboxKit borrows from a {@link DataSource} (never on a
  * caller's connection), giving each connection back with the settings it came with.
  */
-public final class Transactions {
+final class Transactions {
   private Transactions() {}
 
   /** Work done inside one transaction. */

@@ -42,6 +42,7 @@ UPDATE {table}
 SELECT (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq {rows 1})
          AS oldest,
        {now} AS db_now
+  {from_one_row}
 
 -- name: snapshot
 SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
@@ -50,6 +51,7 @@ SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
        (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq {rows 1})
          AS oldest,
        {now} AS db_now
+  {from_one_row}
 
 -- What OutboxRelay.drainUntilDone still waits for: PENDING rows (all of them; those behind an
 -- earlier DEAD row of their aggregate, which ordered mode never delivers; those due within the
@@ -69,6 +71,7 @@ SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
                             WHERE d.aggregate_type = p.aggregate_type
                               AND d.aggregate_id = p.aggregate_id
                               AND d.status = 'DEAD' AND d.seq < p.seq)) AS due_not_behind
+  {from_one_row}
 
 -- Retention walks the primary key in windows (index-driven, whatever the table holds) and reads
 -- without locking; old = 1 marks a row past its retention. :finished_on and :dead_on are 1 or 0,

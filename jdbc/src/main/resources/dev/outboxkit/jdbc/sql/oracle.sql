@@ -46,23 +46,6 @@ SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
        {now} AS db_now
   FROM dual
 
--- name: drainLeft
-SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
-       (SELECT COUNT(*) FROM {table} p WHERE p.status = 'PENDING'
-           AND EXISTS (SELECT 1 FROM {table} d
-                        WHERE d.aggregate_type = p.aggregate_type
-                          AND d.aggregate_id = p.aggregate_id
-                          AND d.status = 'DEAD' AND d.seq < p.seq)) AS behind_dead,
-       (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING' AND available_at <= {now + :within})
-         AS due,
-       (SELECT COUNT(*) FROM {table} p WHERE p.status = 'PENDING'
-           AND p.available_at <= {now + :within}
-           AND NOT EXISTS (SELECT 1 FROM {table} d
-                            WHERE d.aggregate_type = p.aggregate_type
-                              AND d.aggregate_id = p.aggregate_id
-                              AND d.status = 'DEAD' AND d.seq < p.seq)) AS due_not_behind
-  FROM dual
-
 -- The hint turns a duplicate (consumer, event_id) into a skipped row (0 rows inserted) instead of
 -- ORA-00001; a concurrent insert of the same pair is waited for, then skipped if it committed.
 -- The hint names the key's columns, not an index name, so a copy of the DDL with other index

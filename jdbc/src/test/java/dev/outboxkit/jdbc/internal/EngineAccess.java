@@ -6,12 +6,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import javax.sql.DataSource;
 
 /**
- * The engine's package-private parts that contract tests in other packages drive directly: a relay
- * that claims and then dies, lease recovery, the row reader, the notification listener. Test code
- * only; the engine stays package-private.
+ * The engine's package-private parts that tests in other packages and modules drive directly: a
+ * relay that claims and then dies, lease recovery, the row reader, the notification listener, a
+ * statement's text, the headers column's codec. Test code only (shipped in jdbc's test jar for
+ * other modules' tests); the engine stays package-private.
  */
 public final class EngineAccess {
   private static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(10);
@@ -91,5 +93,28 @@ public final class EngineAccess {
       listener.stop();
       t.join(5000);
     };
+  }
+
+  /**
+   * {@return the SQL a statement runs on this table in this dialect}
+   *
+   * @param statement the statement's name in the statement files, e.g. {@code snapshot}
+   */
+  public static String statementText(SqlDialect dialect, String table, String statement) {
+    Statement st = Statements.ALL.get(statement);
+    if (st == null) {
+      throw new IllegalArgumentException("no statement " + statement);
+    }
+    return OutboxSql.of(dialect, TableName.of(table)).text(st);
+  }
+
+  /** {@return the headers column's text for these headers, as an append writes it} */
+  public static String encodeHeaders(Map<String, String> headers) {
+    return HeadersCodec.encode(headers);
+  }
+
+  /** {@return the headers a headers column holds, as a claim reads them} */
+  public static Map<String, String> decodeHeaders(String column) {
+    return HeadersCodec.decode(column);
   }
 }

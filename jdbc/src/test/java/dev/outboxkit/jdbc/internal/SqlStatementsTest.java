@@ -169,6 +169,18 @@ class SqlStatementsTest {
   }
 
   @Test
+  void a_select_of_expressions_reads_the_dialects_one_row_table_if_it_has_one() {
+    TableName t = TableName.of("outbox_event");
+    assertThat(OutboxSql.of(Dialect.ORACLE.preset(), t).text(Statements.DRAIN_LEFT))
+        .endsWith(") AS due_not_behind\n  FROM dual");
+    assertThat(OutboxSql.of(Dialect.POSTGRESQL.preset(), t).text(Statements.DRAIN_LEFT))
+        .endsWith(") AS due_not_behind");
+    SqlDialect derbyLike = Dialect.H2.preset().toBuilder("Mine").oneRowTable("ONE_ROW").build();
+    assertThat(OutboxSql.of(derbyLike, t).text(Statements.OLDEST_PENDING))
+        .endsWith("AS db_now\n  FROM ONE_ROW");
+  }
+
+  @Test
   void unknown_statements_placeholders_and_an_unset_clock_are_refused() {
     assertThatThrownBy(
             () -> Dialect.H2.preset().toBuilder("Mine").statement("claimAll", "SELECT 1").build())

@@ -1,16 +1,13 @@
-package dev.outboxkit.jdbc.dialect;
+package dev.outboxkit.jdbc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxkit.jdbc.Dialect;
 import dev.outboxkit.jdbc.OutboxSchema;
-import dev.outboxkit.jdbc.internal.OutboxSql;
-import dev.outboxkit.jdbc.internal.Query;
-import dev.outboxkit.jdbc.internal.Statement;
-import dev.outboxkit.jdbc.internal.StatementSamples;
-import dev.outboxkit.jdbc.internal.Statements;
-import dev.outboxkit.jdbc.internal.TableName;
+import dev.outboxkit.jdbc.dialect.ClaimCapability;
+import dev.outboxkit.jdbc.dialect.IdColumn;
+import dev.outboxkit.jdbc.dialect.SqlDialect;
 import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
 import java.sql.Connection;

@@ -1,15 +1,10 @@
-package dev.outboxkit.jdbc;
+package dev.outboxkit.jdbc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outboxkit.jdbc.DatabaseTest;
 import dev.outboxkit.jdbc.dialect.ClaimCapability;
 import dev.outboxkit.jdbc.dialect.SqlDialect;
-import dev.outboxkit.jdbc.internal.OutboxSql;
-import dev.outboxkit.jdbc.internal.Query;
-import dev.outboxkit.jdbc.internal.Statement;
-import dev.outboxkit.jdbc.internal.StatementSamples;
-import dev.outboxkit.jdbc.internal.Statements;
-import dev.outboxkit.jdbc.internal.TableName;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;

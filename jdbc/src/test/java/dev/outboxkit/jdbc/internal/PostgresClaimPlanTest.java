@@ -1,16 +1,16 @@
-package dev.outboxkit.jdbc;
+package dev.outboxkit.jdbc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxkit.jdbc.internal.OutboxSql;
-import dev.outboxkit.jdbc.internal.Statements;
-import dev.outboxkit.jdbc.internal.TableName;
+import dev.outboxkit.jdbc.DatabaseTest;
+import dev.outboxkit.jdbc.Dialect;
+import dev.outboxkit.jdbc.EventStatus;
+import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.testkit.Flavor;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,10 +28,10 @@ class PostgresClaimPlanTest extends DatabaseTest {
   }
 
   /** EXPLAIN of a claim, with the planner settings the relay uses for plain claims. */
-  private String plan(dev.outboxkit.jdbc.internal.Statement statement) throws SQLException {
+  private String plan(Statement statement) throws SQLException {
     try (Connection c = ds.getConnection()) {
       c.setAutoCommit(false);
-      try (Statement s = c.createStatement()) {
+      try (java.sql.Statement s = c.createStatement()) {
         s.execute(SQL.text(Statements.BEFORE_CLAIM));
       }
       String plan = explain(c, "EXPLAIN " + SQL.text(statement), 500);

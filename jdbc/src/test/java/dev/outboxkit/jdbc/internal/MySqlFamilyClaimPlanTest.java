@@ -1,11 +1,8 @@
-package dev.outboxkit.jdbc;
+package dev.outboxkit.jdbc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxkit.jdbc.internal.OutboxSql;
-import dev.outboxkit.jdbc.internal.Statement;
-import dev.outboxkit.jdbc.internal.Statements;
-import dev.outboxkit.jdbc.internal.TableName;
+import dev.outboxkit.jdbc.DatabaseTest;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.TestFlavors;
 import java.sql.Connection;
@@ -28,12 +25,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 @ParameterizedClass(name = "{0}", allowZeroInvocations = true)
 @MethodSource("flavors")
 class MySqlFamilyClaimPlanTest extends DatabaseTest {
-  /** The digits 0..9 as column {@code d}; MySQL has no sequence engine. */
-  static final String DIGITS =
-      "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4"
-          + " UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8"
-          + " UNION ALL SELECT 9)";
-
   /** Hides {@link DatabaseTest#flavors()}: the plans checked are MySQL's and MariaDB's. */
   static List<Flavor> flavors() {
     return TestFlavors.of(Flavor.MYSQL, Flavor.MARIADB);

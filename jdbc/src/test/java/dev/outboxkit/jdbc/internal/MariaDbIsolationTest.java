@@ -1,9 +1,8 @@
-package dev.outboxkit.jdbc;
+package dev.outboxkit.jdbc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxkit.jdbc.internal.TimeBound;
-import dev.outboxkit.jdbc.internal.Transactions;
+import dev.outboxkit.jdbc.DatabaseTest;
 import dev.outboxkit.testkit.Flavor;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -50,9 +49,8 @@ class MariaDbIsolationTest extends DatabaseTest {
                 throw new IllegalStateException(e);
               }
             },
-            dev.outboxkit.jdbc.internal.OutboxSql.of(
-                    dialect.preset(), dev.outboxkit.jdbc.internal.TableName.of("outbox_event"))
-                .text(dev.outboxkit.jdbc.internal.Statements.BEFORE_RELAY_TRANSACTION));
+            OutboxSql.of(dialect.preset(), TableName.of("outbox_event"))
+                .text(Statements.BEFORE_RELAY_TRANSACTION));
     assertThat(inside).isEqualTo("READ COMMITTED");
 
     try (Connection c = ds.getConnection()) {
