@@ -11,7 +11,6 @@ import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import dev.outboxkit.testkit.kafka.TopicReader;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -49,7 +48,7 @@ class KafkaRefusedRecordOrderTest {
     OutboxEvent a3 = event(type, "a", "A3", new byte[10]);
     OutboxEvent b1 = event(type, "b", "B1", new byte[10]);
     OutboxEvent b2 = event(type, "b", "B2", new byte[10]);
-    Map<String, Object> config = config(broker);
+    Map<String, Object> config = KafkaTransportTest.config(broker);
     config.put("enable.idempotence", "true");
     config.put("acks", "all");
     List<SendResult> results;
@@ -90,7 +89,7 @@ class KafkaRefusedRecordOrderTest {
     OutboxEvent b1 = event(type, "b", "B1", noise);
     OutboxEvent b2 = event(type, "b", "B2", new byte[10]);
     OutboxEvent c1 = event(type, "c", "C1", new byte[10]);
-    Map<String, Object> config = config(broker);
+    Map<String, Object> config = KafkaTransportTest.config(broker);
     config.put("compression.type", "lz4");
     List<SendResult> results;
     try (KafkaTransport transport = KafkaTransport.builder(config).build()) {
@@ -118,11 +117,14 @@ class KafkaRefusedRecordOrderTest {
     String type = unique("Lowered");
     String topic = "outbox.event." + type;
     broker.createTopic(topic, 1, Map.of("max.message.bytes", Integer.toString(LIMIT)));
-    try (KafkaTransport transport = KafkaTransport.builder(config(broker)).build();
+    try (KafkaTransport transport =
+            KafkaTransport.builder(KafkaTransportTest.config(broker)).build();
         Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()));
         KafkaProducer<String, byte[]> probe =
             new KafkaProducer<>(
-                config(broker), new StringSerializer(), new ByteArraySerializer())) {
+                KafkaTransportTest.config(broker),
+                new StringSerializer(),
+                new ByteArraySerializer())) {
       OutboxEvent a1 = event(type, "a", "A1", new byte[40_000]);
       assertThat(transport.sendBatch(List.of(message(a1)))).containsExactly(SendResult.delivered());
 
@@ -177,15 +179,6 @@ class KafkaRefusedRecordOrderTest {
       Thread.currentThread().interrupt();
       throw new AssertionError(e);
     }
-  }
-
-  private static Map<String, Object> config(KafkaTestBroker broker) {
-    Map<String, Object> config = new HashMap<>();
-    config.put("bootstrap.servers", broker.bootstrapServers());
-    config.put("delivery.timeout.ms", "10000");
-    config.put("request.timeout.ms", "5000");
-    config.put("max.block.ms", "5000");
-    return config;
   }
 
   private static OutboxEvent event(String type, String aggregate, String eventType, byte[] body) {

@@ -3,11 +3,10 @@ package dev.outboxkit.kafka;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.Transport;
 import dev.outboxkit.testing.TransportContract;
+import dev.outboxkit.testkit.Ports;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import dev.outboxkit.testkit.kafka.TopicReader;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,18 +30,15 @@ class KafkaTransportContractTest extends TransportContract {
 
   @Override
   protected Transport newTransport() {
-    Map<String, Object> config = new HashMap<>();
-    config.put("bootstrap.servers", broker.bootstrapServers());
-    config.put("delivery.timeout.ms", "10000");
-    config.put("request.timeout.ms", "5000");
-    config.put("max.block.ms", "5000");
-    return KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build();
+    return KafkaTransport.builder(KafkaTransportTest.config(broker))
+        .sendTimeout(Duration.ofSeconds(15))
+        .build();
   }
 
   @Override
   protected Transport newUnreachableTransport() throws IOException {
     Map<String, Object> config = new HashMap<>();
-    config.put("bootstrap.servers", "127.0.0.1:" + closedPort());
+    config.put("bootstrap.servers", "127.0.0.1:" + Ports.unused());
     config.put("delivery.timeout.ms", "2000");
     config.put("request.timeout.ms", "1000");
     config.put("max.block.ms", "1000");
@@ -72,11 +68,5 @@ class KafkaTransportContractTest extends TransportContract {
     return OutboxEvent.builder(TYPE, aggregateId, "TooLarge")
         .payload(new byte[2 * 1024 * 1024], "application/octet-stream")
         .build();
-  }
-
-  private static int closedPort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-      return s.getLocalPort();
-    }
   }
 }

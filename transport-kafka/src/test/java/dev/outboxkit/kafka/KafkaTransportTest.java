@@ -128,7 +128,7 @@ class KafkaTransportTest {
     broker.createTopic(destination, 1);
     KafkaTransport transport =
         register(
-            KafkaTransport.builder(config())
+            KafkaTransport.builder(config(broker))
                 // The router sees every event; null falls back to the destination, then the rule.
                 .topicRouter(
                     e ->
@@ -210,7 +210,7 @@ class KafkaTransportTest {
     String type = unique("Ghost");
     String existingType = unique("Real");
     broker.createTopic("outbox.event." + existingType, 1);
-    Map<String, Object> config = config();
+    Map<String, Object> config = config(broker);
     config.put("max.block.ms", "1500");
     KafkaTransport transport =
         register(KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build());
@@ -273,7 +273,7 @@ class KafkaTransportTest {
     String type = unique("Idem");
     String topic = "outbox.event." + type;
     broker.createTopic(topic, 2);
-    Map<String, Object> config = config();
+    Map<String, Object> config = config(broker);
     config.put("enable.idempotence", true);
     config.put("acks", "all");
     config.put("max.in.flight.requests.per.connection", 5);
@@ -295,7 +295,7 @@ class KafkaTransportTest {
     String type = unique("Tx");
     String topic = "outbox.event." + type;
     broker.createTopic(topic, 2);
-    Map<String, Object> config = config();
+    Map<String, Object> config = config(broker);
     config.put("transactional.id", unique("outboxkit-test-tx"));
     KafkaTransport transport =
         register(KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build());
@@ -332,7 +332,7 @@ class KafkaTransportTest {
     String type = unique("Fenced");
     String topic = "outbox.event." + type;
     broker.createTopic(topic, 1);
-    Map<String, Object> config = config();
+    Map<String, Object> config = config(broker);
     config.put("transactional.id", unique("shared-tx-id")); // a misconfiguration, on purpose
     KafkaTransport first =
         register(KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build());
@@ -361,7 +361,7 @@ class KafkaTransportTest {
     String type = unique("Borrowed");
     String topic = "outbox.event." + type;
     broker.createTopic(topic, 1);
-    Map<String, Object> config = config();
+    Map<String, Object> config = config(broker);
     try (Producer<String, byte[]> producer =
         new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer())) {
       KafkaTransport transport = KafkaTransport.builder(producer).build();
@@ -388,7 +388,8 @@ class KafkaTransportTest {
   }
 
   private KafkaTransport transport() {
-    return register(KafkaTransport.builder(config()).sendTimeout(Duration.ofSeconds(15)).build());
+    return register(
+        KafkaTransport.builder(config(broker)).sendTimeout(Duration.ofSeconds(15)).build());
   }
 
   private KafkaTransport register(KafkaTransport transport) {
@@ -396,7 +397,11 @@ class KafkaTransportTest {
     return transport;
   }
 
-  static Map<String, Object> config() {
+  /**
+   * Producer settings for a broker of the tests: timeouts short enough that a send the broker never
+   * answers fails within a test.
+   */
+  static Map<String, Object> config(KafkaTestBroker broker) {
     Map<String, Object> config = new HashMap<>();
     config.put("bootstrap.servers", broker.bootstrapServers());
     config.put("delivery.timeout.ms", "10000");
