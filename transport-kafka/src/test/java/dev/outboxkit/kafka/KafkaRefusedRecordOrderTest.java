@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -41,8 +40,9 @@ class KafkaRefusedRecordOrderTest {
   void a_borrowed_producer_writes_nothing_of_an_aggregate_after_a_record_the_broker_refused() {
     KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = unique("Borrowed");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1, Map.of("max.message.bytes", Integer.toString(LIMIT)));
+    String topic =
+        KafkaTransportTest.typeTopic(
+            broker, type, 1, Map.of("max.message.bytes", Integer.toString(LIMIT)));
     OutboxEvent a1 = event(type, "a", "A1", new byte[10]);
     OutboxEvent a2 = event(type, "a", "A2", new byte[100_000]);
     OutboxEvent a3 = event(type, "a", "A3", new byte[10]);
@@ -79,8 +79,9 @@ class KafkaRefusedRecordOrderTest {
       a_compressing_producer_delivers_a_record_that_fits_compressed_and_holds_back_after_one_that_does_not() {
     KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = unique("Compressed");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1, Map.of("max.message.bytes", Integer.toString(LIMIT)));
+    String topic =
+        KafkaTransportTest.typeTopic(
+            broker, type, 1, Map.of("max.message.bytes", Integer.toString(LIMIT)));
     byte[] noise = new byte[100_000];
     new Random(31).nextBytes(noise);
     // 100 kB of zeros compresses far below the limit; 100 kB of noise does not.
@@ -115,8 +116,9 @@ class KafkaRefusedRecordOrderTest {
       throws Exception {
     KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = unique("Lowered");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1, Map.of("max.message.bytes", Integer.toString(LIMIT)));
+    String topic =
+        KafkaTransportTest.typeTopic(
+            broker, type, 1, Map.of("max.message.bytes", Integer.toString(LIMIT)));
     try (KafkaTransport transport =
             KafkaTransport.builder(KafkaTransportTest.config(broker)).build();
         Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()));
@@ -188,8 +190,7 @@ class KafkaRefusedRecordOrderTest {
   }
 
   private static List<UUID> ids(String topic) {
-    return TopicReader.readAll(KafkaTestBroker.shared().bootstrapServers(), topic).stream()
-        .map(r -> KafkaEvents.eventId(r).orElseThrow())
-        .collect(Collectors.toList());
+    return KafkaTransportTest.eventIds(
+        TopicReader.readAll(KafkaTestBroker.shared().bootstrapServers(), topic));
   }
 }

@@ -8,12 +8,10 @@ import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import dev.outboxkit.testkit.kafka.TopicReader;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.BeforeAll;
 
 /** The transport contract kit against the shared in-JVM broker. */
@@ -47,11 +45,7 @@ class KafkaTransportContractTest extends TransportContract {
 
   @Override
   protected List<UUID> receivedIds() {
-    List<UUID> ids = new ArrayList<>();
-    for (ConsumerRecord<String, byte[]> r : TopicReader.readAll(broker.bootstrapServers(), TOPIC)) {
-      ids.add(KafkaEvents.eventId(r).orElseThrow());
-    }
-    return ids;
+    return KafkaTransportTest.eventIds(TopicReader.readAll(broker.bootstrapServers(), TOPIC));
   }
 
   @Override

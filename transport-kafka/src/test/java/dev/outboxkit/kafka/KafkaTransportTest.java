@@ -50,8 +50,7 @@ class KafkaTransportTest {
   @Test
   void sendBatch_delivers_key_value_and_headers_when_broker_is_up() {
     String type = unique("Order");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1);
+    String topic = typeTopic(broker, type, 1);
     Instant occurredAt = Instant.parse("2025-01-31T12:13:01.123456Z");
     OutboxEvent event =
         OutboxEvent.builder(type, "order-1", "OrderPlaced")
@@ -92,8 +91,7 @@ class KafkaTransportTest {
   @Test
   void sendBatch_keeps_append_order_per_aggregate_when_aggregates_share_partitions() {
     String type = unique("Cart");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 3);
+    String topic = typeTopic(broker, type, 3);
     List<OutboxMessage> batch = new ArrayList<>();
     for (int seq = 0; seq < 40; seq++) {
       for (int aggregate = 0; aggregate < 10; aggregate++) {
@@ -163,8 +161,7 @@ class KafkaTransportTest {
   @Test
   void sendBatch_rejects_oversized_event_and_delivers_others_when_it_exceeds_max_request_size() {
     String type = unique("Upload");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1);
+    String topic = typeTopic(broker, type, 1);
     OutboxEvent a1 = event(type, "a", "A1", 100);
     OutboxEvent b1 = event(type, "b", "B1", 2 * 1024 * 1024); // above max.request.size (1 MiB)
     OutboxEvent c1 = event(type, "c", "C1", 100);
@@ -188,8 +185,7 @@ class KafkaTransportTest {
   @Test
   void sendBatch_rejects_event_the_broker_refuses_as_too_large_and_delivers_the_others() {
     String type = unique("Blob");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1, Map.of("max.message.bytes", "20000"));
+    String topic = typeTopic(broker, type, 1, Map.of("max.message.bytes", "20000"));
     OutboxEvent a1 = event(type, "a", "A1", 100);
     OutboxEvent b1 = event(type, "b", "B1", 50_000); // below max.request.size, above the topic's
     OutboxEvent c1 = event(type, "c", "C1", 100);
@@ -271,8 +267,7 @@ class KafkaTransportTest {
   @Test
   void sendBatch_delivers_when_producer_settings_are_explicitly_idempotent() {
     String type = unique("Idem");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 2);
+    String topic = typeTopic(broker, type, 2);
     Map<String, Object> config = config(broker);
     config.put("enable.idempotence", true);
     config.put("acks", "all");
@@ -293,8 +288,7 @@ class KafkaTransportTest {
   @Test
   void sendBatch_commits_one_transaction_per_batch_when_producer_is_transactional() {
     String type = unique("Tx");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 2);
+    String topic = typeTopic(broker, type, 2);
     Map<String, Object> config = config(broker);
     config.put("transactional.id", unique("outboxkit-test-tx"));
     KafkaTransport transport =
@@ -330,8 +324,7 @@ class KafkaTransportTest {
   @Test
   void sendBatch_recreates_owned_producer_when_another_one_fenced_it() {
     String type = unique("Fenced");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1);
+    String topic = typeTopic(broker, type, 1);
     Map<String, Object> config = config(broker);
     config.put("transactional.id", unique("shared-tx-id")); // a misconfiguration, on purpose
     KafkaTransport first =
@@ -359,8 +352,7 @@ class KafkaTransportTest {
   @Test
   void close_leaves_a_borrowed_producer_open() throws Exception {
     String type = unique("Borrowed");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1);
+    String topic = typeTopic(broker, type, 1);
     Map<String, Object> config = config(broker);
     try (Producer<String, byte[]> producer =
         new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer())) {
@@ -395,6 +387,28 @@ class KafkaTransportTest {
   private KafkaTransport register(KafkaTransport transport) {
     toClose.add(transport);
     return transport;
+  }
+
+  /**
+   * Creates the topic the transport sends a type's events to by default.
+   *
+   * @return its name
+   */
+  static String typeTopic(KafkaTestBroker broker, String type, int partitions) {
+    return typeTopic(broker, type, partitions, Map.of());
+  }
+
+  /** As {@link #typeTopic(KafkaTestBroker, String, int)}, with topic settings. */
+  static String typeTopic(
+      KafkaTestBroker broker, String type, int partitions, Map<String, String> settings) {
+    String topic = "outbox.event." + type;
+    broker.createTopic(topic, partitions, settings);
+    return topic;
+  }
+
+  /** The event ids of consumed records, in their order. */
+  static List<UUID> eventIds(List<? extends ConsumerRecord<?, ?>> records) {
+    return records.stream().map(r -> KafkaEvents.eventId(r).orElseThrow()).toList();
   }
 
   /**
