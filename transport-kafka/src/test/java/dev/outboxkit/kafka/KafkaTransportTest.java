@@ -208,8 +208,7 @@ class KafkaTransportTest {
     broker.createTopic("outbox.event." + existingType, 1);
     Map<String, Object> config = config(broker);
     config.put("max.block.ms", "1500");
-    KafkaTransport transport =
-        register(KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build());
+    KafkaTransport transport = transport(config);
 
     List<SendResult> results =
         transport.sendBatch(
@@ -238,30 +237,25 @@ class KafkaTransportTest {
 
   @Test
   void send_rejects_event_when_topic_name_is_illegal() {
-    OutboxEvent event =
-        OutboxEvent.builder("Order", "o-1", "OrderPlaced")
-            .payload("{}")
-            .destination("orders for acme!")
-            .build();
-
-    SendResult result = transport().send(message(event));
-
-    assertThat(result.status()).isEqualTo(Status.REJECT);
-    assertThat(result.reason().orElseThrow()).contains("invalid topic name 'orders for acme!'");
+    assertRejected(
+        orderPlaced().destination("orders for acme!"), "invalid topic name 'orders for acme!'");
   }
 
   @Test
   void send_rejects_event_when_a_user_header_takes_a_reserved_name() {
-    OutboxEvent event =
-        OutboxEvent.builder("Order", "o-1", "OrderPlaced")
-            .payload("{}")
-            .header("id", "not the event id")
-            .build();
+    assertRejected(orderPlaced().header("id", "not the event id"), "header 'id' is reserved");
+  }
 
-    SendResult result = transport().send(message(event));
+  private static OutboxEvent.Builder orderPlaced() {
+    return OutboxEvent.builder("Order", "o-1", "OrderPlaced").payload("{}");
+  }
+
+  /** Sends the event alone: the transport rejects it, giving a reason that contains the part. */
+  private void assertRejected(OutboxEvent.Builder event, String reasonPart) {
+    SendResult result = transport().send(message(event.build()));
 
     assertThat(result.status()).isEqualTo(Status.REJECT);
-    assertThat(result.reason().orElseThrow()).contains("header 'id' is reserved");
+    assertThat(result.reason().orElseThrow()).contains(reasonPart);
   }
 
   @Test
@@ -274,8 +268,7 @@ class KafkaTransportTest {
     config.put("max.in.flight.requests.per.connection", 5);
     config.put("retries", Integer.MAX_VALUE);
     config.put("compression.type", "lz4");
-    KafkaTransport transport =
-        register(KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build());
+    KafkaTransport transport = transport(config);
     List<OutboxMessage> batch = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
       batch.add(message(event(type, "k" + (i % 7), "E" + i, 200)));
@@ -291,8 +284,7 @@ class KafkaTransportTest {
     String topic = typeTopic(broker, type, 2);
     Map<String, Object> config = config(broker);
     config.put("transactional.id", unique("outboxkit-test-tx"));
-    KafkaTransport transport =
-        register(KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build());
+    KafkaTransport transport = transport(config);
     List<OutboxMessage> first = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
       first.add(message(event(type, "k" + (i % 3), "First" + i, 100)));
@@ -327,10 +319,8 @@ class KafkaTransportTest {
     String topic = typeTopic(broker, type, 1);
     Map<String, Object> config = config(broker);
     config.put("transactional.id", unique("shared-tx-id")); // a misconfiguration, on purpose
-    KafkaTransport first =
-        register(KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build());
-    KafkaTransport second =
-        register(KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build());
+    KafkaTransport first = transport(config);
+    KafkaTransport second = transport(config);
     assertThat(first.send(message(event(type, "a", "First1", 10))))
         .isEqualTo(SendResult.delivered());
     assertThat(second.send(message(event(type, "b", "Second1", 10))))
@@ -380,8 +370,12 @@ class KafkaTransportTest {
   }
 
   private KafkaTransport transport() {
-    return register(
-        KafkaTransport.builder(config(broker)).sendTimeout(Duration.ofSeconds(15)).build());
+    return transport(config(broker));
+  }
+
+  /** A transport on these producer settings, closed after the test. */
+  private KafkaTransport transport(Map<String, Object> config) {
+    return register(KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build());
   }
 
   private KafkaTransport register(KafkaTransport transport) {
