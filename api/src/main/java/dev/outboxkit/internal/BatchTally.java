@@ -3,6 +3,7 @@ package dev.outboxkit.internal;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A batch's results counted by status, with the first rejection named: what a transport logs about
@@ -49,5 +50,29 @@ public final class BatchTally {
       }
     }
     return new BatchTally(counts, firstReject);
+  }
+
+  /**
+   * The tally as the transports' DEBUG line about a batch gives it: {@code batch of 3: 2 delivered,
+   * 0 retry, 1 reject, 0 unavailable in 12 ms}.
+   *
+   * @param size how many messages the batch had
+   * @param elapsedNanos how long sending it took
+   * @return the line, without the transport's name
+   */
+  public String summary(int size, long elapsedNanos) {
+    return "batch of "
+        + size
+        + ": "
+        + delivered
+        + " delivered, "
+        + retry
+        + " retry, "
+        + reject
+        + " reject, "
+        + unavailable
+        + " unavailable in "
+        + TimeUnit.NANOSECONDS.toMillis(elapsedNanos)
+        + " ms";
   }
 }

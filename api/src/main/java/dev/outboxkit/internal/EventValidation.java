@@ -93,6 +93,29 @@ public final class EventValidation {
   /** Accepts HTTP tokens (RFC 9110), so the name is legal as a header on every transport. */
   public static String headerName(String name) {
     name("headers", "header name", name);
+    if (!isToken(name)) {
+      throw new InvalidEventException(
+          "headers",
+          "header name '"
+              + LogText.escape(name)
+              + "' is not a token: use letters, digits and "
+              + TOKEN_SYMBOLS
+              + " only");
+    }
+    return name;
+  }
+
+  /**
+   * Whether a name is an HTTP token (RFC 9110): not empty, ASCII letters, digits and {@code
+   * !#$%&'*+-.^_`|~} only.
+   *
+   * @param name the name, or null
+   * @return true if legal as a header name
+   */
+  public static boolean isToken(String name) {
+    if (name == null || name.isEmpty()) {
+      return false;
+    }
     for (int i = 0; i < name.length(); i++) {
       char c = name.charAt(i);
       boolean ok =
@@ -101,16 +124,10 @@ public final class EventValidation {
               || (c >= '0' && c <= '9')
               || TOKEN_SYMBOLS.indexOf(c) >= 0;
       if (!ok) {
-        throw new InvalidEventException(
-            "headers",
-            "header name '"
-                + LogText.escape(name)
-                + "' is not a token: use letters, digits and "
-                + TOKEN_SYMBOLS
-                + " only");
+        return false;
       }
     }
-    return name;
+    return true;
   }
 
   /**

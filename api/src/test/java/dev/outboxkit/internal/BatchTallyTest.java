@@ -44,4 +44,15 @@ class BatchTallyTest {
     assertThat(tally.delivered).isEqualTo(1);
     assertThat(tally.firstReject).isNull();
   }
+
+  @Test
+  void the_summary_gives_the_size_the_counts_and_whole_milliseconds() {
+    BatchTally tally =
+        BatchTally.of(
+            List.of(message("a"), message("b")),
+            List.of(SendResult.delivered(), SendResult.unavailable("down")));
+
+    assertThat(tally.summary(2, 12_999_999))
+        .isEqualTo("batch of 2: 1 delivered, 0 retry, 0 reject, 1 unavailable in 12 ms");
+  }
 }

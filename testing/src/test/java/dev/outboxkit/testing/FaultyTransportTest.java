@@ -56,24 +56,9 @@ class FaultyTransportTest {
 
   @Test
   void a_fraction_is_chosen_by_the_seed_and_repeats_with_it() {
-    List<Status> first =
-        statuses(
-            FaultyTransport.wrap(inner)
-                .failFraction(0.3, Fault.unavailable("down"))
-                .seed(7)
-                .build());
-    List<Status> again =
-        statuses(
-            FaultyTransport.wrap(inner)
-                .failFraction(0.3, Fault.unavailable("down"))
-                .seed(7)
-                .build());
-    List<Status> other =
-        statuses(
-            FaultyTransport.wrap(inner)
-                .failFraction(0.3, Fault.unavailable("down"))
-                .seed(8)
-                .build());
+    List<Status> first = statusesFailingAFraction(7);
+    List<Status> again = statusesFailingAFraction(7);
+    List<Status> other = statusesFailingAFraction(8);
 
     assertThat(first).isEqualTo(again).isNotEqualTo(other);
     long failed = first.stream().filter(s -> s == Status.UNAVAILABLE).count();
@@ -163,7 +148,10 @@ class FaultyTransportTest {
     assertThatThrownBy(() -> b.failEvery(3, null)).isInstanceOf(NullPointerException.class);
   }
 
-  private List<Status> statuses(FaultyTransport t) {
+  /** The statuses of 100 messages sent through a transport failing 0.3 of them, by the seed. */
+  private List<Status> statusesFailingAFraction(long seed) {
+    FaultyTransport t =
+        FaultyTransport.wrap(inner).failFraction(0.3, Fault.unavailable("down")).seed(seed).build();
     List<Status> all = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       t.sendBatch(messages("a", "b", "c", "d", "e", "f", "g", "h", "i", "j"))

@@ -1,5 +1,7 @@
 package dev.outboxkit.testkit;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,6 +48,48 @@ public final class ThreadCensus {
       }
     }
     return started;
+  }
+
+  /**
+   * Checks a component given a thread factory: it started threads while it ran, every one of them
+   * the factory's, and after its close none of the factory's threads nor any other it started is
+   * alive. Prints the count.
+   *
+   * @param factory the factory the component was given
+   * @param duringRun {@link #startedSince()} sampled while the component ran
+   * @param component what made the threads, for the printed line, e.g. {@code JMS transport}
+   */
+  public void assertAllMadeBy(CountingFactory factory, List<Thread> duringRun, String component) {
+    assertThat(duringRun).as("threads started during the run").isNotEmpty();
+    assertThat(factory.created()).containsAll(duringRun);
+    assertThat(factory.alive()).as("factory threads alive after close()").isEmpty();
+    assertThat(startedSince()).as("threads left after close()").isEmpty();
+    System.out.printf(
+        "thread census, %s with a factory: %d threads made by it, %d running at the sample, 0"
+            + " after close()%n",
+        component, factory.created().size(), duringRun.size());
+  }
+
+  /**
+   * Checks a component without a thread factory: the threads it started while it ran are daemon
+   * threads named by the prefix, and none is alive after its close. Prints their names.
+   *
+   * @param duringRun {@link #startedSince()} sampled while the component ran
+   * @param namePrefix how each of its thread names starts, e.g. {@code outboxkit-jms-census-}
+   * @param component what made the threads, for the printed line, e.g. {@code JMS transport}
+   */
+  public void assertOwnDaemonThreads(List<Thread> duringRun, String namePrefix, String component) {
+    assertThat(duringRun)
+        .isNotEmpty()
+        .allSatisfy(
+            t -> {
+              assertThat(t.getName()).startsWith(namePrefix);
+              assertThat(t.isDaemon()).isTrue();
+            });
+    assertThat(startedSince()).as("threads left after close()").isEmpty();
+    System.out.printf(
+        "thread census, %s without a factory: %d own threads %s, 0 after close()%n",
+        component, duringRun.size(), duringRun.stream().map(Thread::getName).sorted().toList());
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.outboxkit.http;
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.http.internal.HeaderValues;
 import dev.outboxkit.http.internal.Urls;
+import dev.outboxkit.internal.EventValidation;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -172,7 +173,7 @@ public final class WebhookEndpoint {
      *     not printable ASCII (the value is never repeated: it may be a credential)
      */
     public Builder header(String name, String value) {
-      if (!HeaderValues.isToken(name)) {
+      if (!EventValidation.isToken(name)) {
         throw new OutboxConfigurationException(
             "endpoint header name '"
                 + name

@@ -10,13 +10,13 @@ import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.RecordingListener;
 import dev.outboxkit.jdbc.TransportRelayTest;
 import dev.outboxkit.testkit.Await;
+import dev.outboxkit.testkit.Ports;
 import dev.outboxkit.testkit.Sql;
 import dev.outboxkit.testkit.http.HttpReceiver;
 import dev.outboxkit.testkit.http.HttpReceiver.Reply;
 import dev.outboxkit.testkit.http.HttpReceiver.Request;
 import dev.outboxkit.testkit.logging.LogCapture;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -171,11 +171,7 @@ abstract class WebhookRelayContractTest extends TransportRelayTest {
   @Test
   void one_tenants_dead_endpoint_never_holds_up_another_tenants_events() throws Exception {
     HttpReceiver healthy = closeAfterTest(VerifyingReceiver.start(WebhookVerifier.of(SECRET)));
-    URI dead;
-    try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      dead = URI.create("http://127.0.0.1:" + closed.getLocalPort() + "/hooks"); // refuses
-    }
-    URI deadEndpoint = dead;
+    URI deadEndpoint = URI.create("http://127.0.0.1:" + Ports.unused() + "/hooks"); // refuses
     WebhookTransport transport =
         WebhookTransport.builder(
                 e ->

@@ -74,14 +74,7 @@ class WebhookThreadsTest {
       duringRun = census.startedSince();
     }
 
-    assertThat(duringRun).as("threads started during the run").isNotEmpty();
-    assertThat(factory.created()).containsAll(duringRun);
-    assertThat(factory.alive()).as("factory threads alive after close()").isEmpty();
-    assertThat(census.startedSince()).as("threads left after close()").isEmpty();
-    System.out.printf(
-        "thread census, %s with a factory: %d threads made by it, %d running at the sample, 0"
-            + " after close()%n",
-        "webhook transport", factory.created().size(), duringRun.size());
+    census.assertAllMadeBy(factory, duringRun, "webhook transport");
   }
 
   @Test
@@ -94,18 +87,6 @@ class WebhookThreadsTest {
       duringRun = census.startedSince();
     }
 
-    assertThat(duringRun)
-        .isNotEmpty()
-        .allSatisfy(
-            t -> {
-              assertThat(t.getName()).startsWith("outboxkit-census-http-");
-              assertThat(t.isDaemon()).isTrue();
-            });
-    assertThat(census.startedSince()).as("threads left after close()").isEmpty();
-    System.out.printf(
-        "thread census, %s without a factory: %d own threads %s, 0 after close()%n",
-        "webhook transport",
-        duringRun.size(),
-        duringRun.stream().map(Thread::getName).sorted().toList());
+    census.assertOwnDaemonThreads(duringRun, "outboxkit-census-http-", "webhook transport");
   }
 }

@@ -9,8 +9,8 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.SendResult.Status;
 import dev.outboxkit.testkit.MutableClock;
+import dev.outboxkit.testkit.Ports;
 import dev.outboxkit.testkit.http.HttpReceiver;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -152,10 +152,7 @@ class WebhookTransportCircuitBreakerTest {
 
   @Test
   void treats_a_refused_connection_as_an_outage() throws Exception {
-    int closedPort;
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      closedPort = s.getLocalPort();
-    }
+    int closedPort = Ports.unused();
     transport.close();
     transport =
         transport(

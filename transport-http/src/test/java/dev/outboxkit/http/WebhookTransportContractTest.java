@@ -2,10 +2,9 @@ package dev.outboxkit.http;
 
 import dev.outboxkit.Transport;
 import dev.outboxkit.testing.TransportContract;
+import dev.outboxkit.testkit.Ports;
 import dev.outboxkit.testkit.http.HttpReceiver;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,10 +39,7 @@ class WebhookTransportContractTest extends TransportContract {
 
   @Override
   protected Transport newUnreachableTransport() throws IOException {
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-      port = s.getLocalPort();
-    }
+    int port = Ports.unused();
     return WebhookTransport.builder(URI.create("http://127.0.0.1:" + port + "/contract"), SECRET)
         .name("unreachable")
         .allowHttp()

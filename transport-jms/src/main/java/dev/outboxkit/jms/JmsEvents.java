@@ -1,5 +1,6 @@
 package dev.outboxkit.jms;
 
+import dev.outboxkit.internal.WireText;
 import dev.outboxkit.jms.internal.ContentTypes;
 import dev.outboxkit.jms.internal.PropertyNames;
 import jakarta.jms.BytesMessage;
@@ -10,7 +11,6 @@ import jakarta.jms.TextMessage;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.LinkedHashMap;
@@ -137,23 +137,7 @@ public final class JmsEvents {
    * @throws JMSException if the provider cannot read the property
    */
   public static Optional<UUID> eventId(Message message) throws JMSException {
-    Optional<String> text = property(message, EVENT_ID);
-    if (text.isEmpty()) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(UUID.fromString(text.get().strip()));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "property '"
-              + EVENT_ID
-              + "' of message "
-              + message.getJMSMessageID()
-              + " is not a UUID: '"
-              + shorten(text.get())
-              + "'",
-          e);
-    }
+    return WireText.uuid(stripped(message, EVENT_ID), origin(message, EVENT_ID));
   }
 
   /**
@@ -228,19 +212,7 @@ public final class JmsEvents {
     if (value instanceof Integer || value instanceof Short || value instanceof Byte) {
       return OptionalInt.of(((Number) value).intValue());
     }
-    try {
-      return OptionalInt.of(Integer.parseInt(value.toString().strip()));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "property '"
-              + SCHEMA_VERSION
-              + "' of message "
-              + message.getJMSMessageID()
-              + " is not an integer: '"
-              + shorten(value.toString())
-              + "'",
-          e);
-    }
+    return WireText.integer(Optional.of(value.toString().strip()), origin(message, SCHEMA_VERSION));
   }
 
   /**
@@ -252,23 +224,7 @@ public final class JmsEvents {
    * @throws JMSException if the provider cannot read the property
    */
   public static Optional<Instant> occurredAt(Message message) throws JMSException {
-    Optional<String> text = property(message, OCCURRED_AT);
-    if (text.isEmpty()) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(Instant.parse(text.get().strip()));
-    } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException(
-          "property '"
-              + OCCURRED_AT
-              + "' of message "
-              + message.getJMSMessageID()
-              + " is not an ISO-8601 instant: '"
-              + shorten(text.get())
-              + "'",
-          e);
-    }
+    return WireText.instant(stripped(message, OCCURRED_AT), origin(message, OCCURRED_AT));
   }
 
   /**
@@ -407,8 +363,12 @@ public final class JmsEvents {
     return value == null ? Optional.empty() : Optional.of(value.toString());
   }
 
-  // Property values are data from the wire; keep error messages short.
-  private static String shorten(String value) {
-    return value.length() <= 80 ? value : value.substring(0, 80) + "\u2026";
+  // Lenient with blanks around a value, which a producer other than this transport may leave.
+  private static Optional<String> stripped(Message message, String name) throws JMSException {
+    return property(message, name).map(String::strip);
+  }
+
+  private static WireText.Origin<JMSException> origin(Message message, String property) {
+    return () -> "property '" + property + "' of message " + message.getJMSMessageID();
   }
 }

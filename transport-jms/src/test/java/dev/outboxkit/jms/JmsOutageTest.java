@@ -11,7 +11,6 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.SendResult.Status;
-import dev.outboxkit.jms.QueueReader.Received;
 import dev.outboxkit.testkit.activemq.ActiveMqTestBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionFactory;
@@ -131,27 +130,16 @@ class JmsOutageTest {
 
   @Test
   void a_broker_restarted_between_sends_costs_no_unavailable_batch() throws Exception {
-    String type = unique("Restart");
-    transport(new ActiveMQConnectionFactory(broker.url()));
-    assertThat(transport.send(OutboxMessage.of(event(type, "a", 0), 1)))
-        .isEqualTo(SendResult.delivered());
-
-    broker.stop();
-    broker.start();
-    List<SendResult> results = transport.sendBatch(messages(events(type, 10)));
-
     // The exception listener (or the failed first use of the stale connection) makes the
     // transport connect again within the same call.
-    assertThat(statuses(results)).containsOnly(Status.DELIVERED);
-    assertThat(ids(type)).hasSize(11);
+    assertDeliversRightAfterARestart(
+        unique("Restart"), new ActiveMQConnectionFactory(broker.url()));
   }
 
   @Test
   void a_connection_cut_while_idle_is_replaced_within_the_next_send() throws Exception {
     String type = unique("Cut");
-    transport(new ActiveMQConnectionFactory(broker.url()));
-    assertThat(transport.send(OutboxMessage.of(event(type, "a", 0), 1)))
-        .isEqualTo(SendResult.delivered());
+    connectAndDeliverOne(type, new ActiveMQConnectionFactory(broker.url()));
 
     broker.dropClientConnections();
     List<OutboxEvent> events = events(type, 10);
@@ -191,11 +179,25 @@ class JmsOutageTest {
   @Test
   void without_an_exception_listener_a_restarted_broker_is_found_and_used_within_the_next_send()
       throws Exception {
-    String type = unique("NoListener");
     // As in Java EE and Jakarta EE web and EJB containers, where setExceptionListener is forbidden.
-    transport(new NoListenerFactory(new ActiveMQConnectionFactory(broker.url())));
+    assertDeliversRightAfterARestart(
+        unique("NoListener"), new NoListenerFactory(new ActiveMQConnectionFactory(broker.url())));
+  }
+
+  /** Makes the test's transport on the factory and sends it one event, which must arrive. */
+  private void connectAndDeliverOne(String type, ConnectionFactory factory) {
+    transport(factory);
     assertThat(transport.send(OutboxMessage.of(event(type, "a", 0), 1)))
         .isEqualTo(SendResult.delivered());
+  }
+
+  /**
+   * Connects, restarts the broker, and sends ten events: the first call after the restart delivers
+   * them all, and the queue holds all eleven.
+   */
+  private void assertDeliversRightAfterARestart(String type, ConnectionFactory factory)
+      throws Exception {
+    connectAndDeliverOne(type, factory);
 
     broker.stop();
     broker.start();
@@ -206,12 +208,8 @@ class JmsOutageTest {
   }
 
   private List<UUID> ids(String type) throws Exception {
-    List<UUID> ids = new ArrayList<>();
-    for (Received r :
-        QueueReader.readAll(new ActiveMQConnectionFactory(broker.url()), "outbox." + type, QUIET)) {
-      ids.add(r.eventId());
-    }
-    return ids;
+    return QueueReader.eventIds(
+        new ActiveMQConnectionFactory(broker.url()), "outbox." + type, QUIET);
   }
 
   /**

@@ -61,14 +61,7 @@ class JmsThreadsTest {
       duringRun = census.startedSince();
     }
 
-    assertThat(duringRun).as("threads started during the run").isNotEmpty();
-    assertThat(factory.created()).containsAll(duringRun);
-    assertThat(factory.alive()).as("factory threads alive after close()").isEmpty();
-    assertThat(census.startedSince()).as("threads left after close()").isEmpty();
-    System.out.printf(
-        "thread census, %s with a factory: %d threads made by it, %d running at the sample, 0"
-            + " after close()%n",
-        "JMS transport", factory.created().size(), duringRun.size());
+    census.assertAllMadeBy(factory, duringRun, "JMS transport");
   }
 
   @Test
@@ -81,18 +74,6 @@ class JmsThreadsTest {
       duringRun = census.startedSince();
     }
 
-    assertThat(duringRun)
-        .isNotEmpty()
-        .allSatisfy(
-            t -> {
-              assertThat(t.getName()).startsWith("outboxkit-jms-census-");
-              assertThat(t.isDaemon()).isTrue();
-            });
-    assertThat(census.startedSince()).as("threads left after close()").isEmpty();
-    System.out.printf(
-        "thread census, %s without a factory: %d own threads %s, 0 after close()%n",
-        "JMS transport",
-        duringRun.size(),
-        duringRun.stream().map(Thread::getName).sorted().toList());
+    census.assertOwnDaemonThreads(duringRun, "outboxkit-jms-census-", "JMS transport");
   }
 }

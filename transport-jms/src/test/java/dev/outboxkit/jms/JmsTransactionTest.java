@@ -10,7 +10,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.SendResult;
 import dev.outboxkit.SendResult.Status;
-import dev.outboxkit.jms.QueueReader.Received;
 import dev.outboxkit.testkit.activemq.ActiveMqTestBroker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -175,11 +174,7 @@ class JmsTransactionTest {
   }
 
   private List<UUID> ids(String type) throws Exception {
-    List<UUID> ids = new ArrayList<>();
-    for (Received r :
-        QueueReader.readAll(new ActiveMQConnectionFactory(broker.url()), "outbox." + type, QUIET)) {
-      ids.add(r.eventId());
-    }
-    return ids;
+    return QueueReader.eventIds(
+        new ActiveMQConnectionFactory(broker.url()), "outbox." + type, QUIET);
   }
 }

@@ -3,10 +3,9 @@ package dev.outboxkit.jms;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.Transport;
 import dev.outboxkit.testing.TransportContract;
+import dev.outboxkit.testkit.Ports;
 import dev.outboxkit.testkit.activemq.ActiveMqTestBroker;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,10 +39,7 @@ class JmsTransportContractTest extends TransportContract {
 
   @Override
   protected Transport newUnreachableTransport() throws IOException {
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-      port = s.getLocalPort();
-    }
+    int port = Ports.unused();
     return JmsTransport.builder(new ActiveMQConnectionFactory("tcp://127.0.0.1:" + port))
         .name("unreachable")
         .sendTimeout(Duration.ofSeconds(3))

@@ -490,11 +490,6 @@ class JmsTransportTest {
   }
 
   private List<UUID> ids(String queue) throws Exception {
-    List<UUID> ids = new ArrayList<>();
-    for (Received r :
-        QueueReader.readAll(new ActiveMQConnectionFactory(broker.url()), queue, QUIET)) {
-      ids.add(r.eventId());
-    }
-    return ids;
+    return QueueReader.eventIds(new ActiveMQConnectionFactory(broker.url()), queue, QUIET);
   }
 }

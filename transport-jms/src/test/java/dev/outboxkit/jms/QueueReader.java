@@ -62,6 +62,16 @@ final class QueueReader {
     return read(factory, queue, Integer.MAX_VALUE, quiet);
   }
 
+  /** The event ids of whatever is on the queue now, read as {@link #readAll} reads it. */
+  static List<UUID> eventIds(ConnectionFactory factory, String queue, Duration quiet)
+      throws JMSException {
+    List<UUID> ids = new ArrayList<>();
+    for (Received r : readAll(factory, queue, quiet)) {
+      ids.add(r.eventId());
+    }
+    return ids;
+  }
+
   /** Reads what is on the queue now, for a caller that polls: waits {@code quiet} at most. */
   static List<Received> poll(ConnectionFactory factory, String queue, Duration quiet)
       throws JMSException {

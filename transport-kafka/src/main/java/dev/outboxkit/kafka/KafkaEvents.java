@@ -1,8 +1,8 @@
 package dev.outboxkit.kafka;
 
+import dev.outboxkit.internal.WireText;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -77,27 +77,9 @@ public final class KafkaEvents {
    *     the record's topic, partition and offset
    */
   public static Optional<UUID> eventId(ConsumerRecord<?, ?> record) {
-    Optional<String> text = header(record, HEADER_EVENT_ID);
-    if (text.isEmpty()) {
-      return Optional.empty();
-    }
-    String value = text.get().strip();
-    if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
-      value = value.substring(1, value.length() - 1);
-    }
-    try {
-      return Optional.of(UUID.fromString(value));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "header '"
-              + HEADER_EVENT_ID
-              + "' of record "
-              + where(record)
-              + " is not a UUID: '"
-              + shorten(value)
-              + "'",
-          e);
-    }
+    return WireText.uuid(
+        header(record, HEADER_EVENT_ID).map(KafkaEvents::unquoted),
+        origin(record, HEADER_EVENT_ID));
   }
 
   /**
@@ -129,23 +111,9 @@ public final class KafkaEvents {
    * @throws IllegalArgumentException if the header is present but not a decimal integer
    */
   public static OptionalInt schemaVersion(ConsumerRecord<?, ?> record) {
-    Optional<String> text = header(record, HEADER_SCHEMA_VERSION);
-    if (text.isEmpty()) {
-      return OptionalInt.empty();
-    }
-    try {
-      return OptionalInt.of(Integer.parseInt(text.get().strip()));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "header '"
-              + HEADER_SCHEMA_VERSION
-              + "' of record "
-              + where(record)
-              + " is not an integer: '"
-              + shorten(text.get())
-              + "'",
-          e);
-    }
+    return WireText.integer(
+        header(record, HEADER_SCHEMA_VERSION).map(String::strip),
+        origin(record, HEADER_SCHEMA_VERSION));
   }
 
   /**
@@ -156,23 +124,8 @@ public final class KafkaEvents {
    * @throws IllegalArgumentException if the header is present but not an ISO-8601 instant
    */
   public static Optional<Instant> occurredAt(ConsumerRecord<?, ?> record) {
-    Optional<String> text = header(record, HEADER_OCCURRED_AT);
-    if (text.isEmpty()) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(Instant.parse(text.get().strip()));
-    } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException(
-          "header '"
-              + HEADER_OCCURRED_AT
-              + "' of record "
-              + where(record)
-              + " is not an ISO-8601 instant: '"
-              + shorten(text.get())
-              + "'",
-          e);
-    }
+    return WireText.instant(
+        header(record, HEADER_OCCURRED_AT).map(String::strip), origin(record, HEADER_OCCURRED_AT));
   }
 
   /**
@@ -193,12 +146,25 @@ public final class KafkaEvents {
     return Optional.of(new String(header.value(), StandardCharsets.UTF_8));
   }
 
-  private static String where(ConsumerRecord<?, ?> record) {
-    return record.topic() + "-" + record.partition() + "@" + record.offset();
+  // Debezium writes the id in double quotes when its Connect worker uses a JSON header converter.
+  private static String unquoted(String text) {
+    String value = text.strip();
+    if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
+      return value.substring(1, value.length() - 1);
+    }
+    return value;
   }
 
-  // Header values are data from the wire; keep error messages short.
-  private static String shorten(String value) {
-    return value.length() <= 80 ? value : value.substring(0, 80) + "\u2026";
+  private static WireText.Origin<RuntimeException> origin(
+      ConsumerRecord<?, ?> record, String header) {
+    return () ->
+        "header '"
+            + header
+            + "' of record "
+            + record.topic()
+            + "-"
+            + record.partition()
+            + "@"
+            + record.offset();
   }
 }

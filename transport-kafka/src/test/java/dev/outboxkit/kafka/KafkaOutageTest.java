@@ -50,8 +50,7 @@ class KafkaOutageTest {
   @Test
   void sendBatch_reports_unavailable_while_broker_is_down_and_delivers_after_restart() {
     String type = unique("Down");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 2);
+    String topic = KafkaTransportTest.typeTopic(broker, type, 2);
     transport = transport(null);
     assertThat(transport.send(OutboxMessage.of(event(type, "warm", "Warm", 10), 1)))
         .isEqualTo(SendResult.delivered());
@@ -73,8 +72,7 @@ class KafkaOutageTest {
   @Test
   void sendBatch_reports_only_acknowledged_events_delivered_when_broker_stops_mid_batch() {
     String type = unique("Mid");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 2);
+    String topic = KafkaTransportTest.typeTopic(broker, type, 2);
     List<OutboxEvent> events = events(type, 3000);
     UUID trigger = events.get(1500).id();
     // The router runs on the sending thread, once per event, in batch order: stopping the broker
@@ -168,8 +166,7 @@ class KafkaOutageTest {
   }
 
   private static Set<UUID> idsOnBroker(String topic) {
-    return TopicReader.readAll(broker.bootstrapServers(), topic).stream()
-        .map(r -> KafkaEvents.eventId(r).orElseThrow())
-        .collect(Collectors.toSet());
+    return Set.copyOf(
+        KafkaTransportTest.eventIds(TopicReader.readAll(broker.bootstrapServers(), topic)));
   }
 }

@@ -11,13 +11,11 @@ import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import dev.outboxkit.testkit.kafka.TopicReader;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -42,14 +40,15 @@ class KafkaRefusedRecordOrderTest {
   void a_borrowed_producer_writes_nothing_of_an_aggregate_after_a_record_the_broker_refused() {
     KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = unique("Borrowed");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1, Map.of("max.message.bytes", Integer.toString(LIMIT)));
+    String topic =
+        KafkaTransportTest.typeTopic(
+            broker, type, 1, Map.of("max.message.bytes", Integer.toString(LIMIT)));
     OutboxEvent a1 = event(type, "a", "A1", new byte[10]);
     OutboxEvent a2 = event(type, "a", "A2", new byte[100_000]);
     OutboxEvent a3 = event(type, "a", "A3", new byte[10]);
     OutboxEvent b1 = event(type, "b", "B1", new byte[10]);
     OutboxEvent b2 = event(type, "b", "B2", new byte[10]);
-    Map<String, Object> config = config(broker);
+    Map<String, Object> config = KafkaTransportTest.config(broker);
     config.put("enable.idempotence", "true");
     config.put("acks", "all");
     List<SendResult> results;
@@ -80,8 +79,9 @@ class KafkaRefusedRecordOrderTest {
       a_compressing_producer_delivers_a_record_that_fits_compressed_and_holds_back_after_one_that_does_not() {
     KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = unique("Compressed");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1, Map.of("max.message.bytes", Integer.toString(LIMIT)));
+    String topic =
+        KafkaTransportTest.typeTopic(
+            broker, type, 1, Map.of("max.message.bytes", Integer.toString(LIMIT)));
     byte[] noise = new byte[100_000];
     new Random(31).nextBytes(noise);
     // 100 kB of zeros compresses far below the limit; 100 kB of noise does not.
@@ -90,7 +90,7 @@ class KafkaRefusedRecordOrderTest {
     OutboxEvent b1 = event(type, "b", "B1", noise);
     OutboxEvent b2 = event(type, "b", "B2", new byte[10]);
     OutboxEvent c1 = event(type, "c", "C1", new byte[10]);
-    Map<String, Object> config = config(broker);
+    Map<String, Object> config = KafkaTransportTest.config(broker);
     config.put("compression.type", "lz4");
     List<SendResult> results;
     try (KafkaTransport transport = KafkaTransport.builder(config).build()) {
@@ -116,13 +116,17 @@ class KafkaRefusedRecordOrderTest {
       throws Exception {
     KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = unique("Lowered");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1, Map.of("max.message.bytes", Integer.toString(LIMIT)));
-    try (KafkaTransport transport = KafkaTransport.builder(config(broker)).build();
+    String topic =
+        KafkaTransportTest.typeTopic(
+            broker, type, 1, Map.of("max.message.bytes", Integer.toString(LIMIT)));
+    try (KafkaTransport transport =
+            KafkaTransport.builder(KafkaTransportTest.config(broker)).build();
         Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()));
         KafkaProducer<String, byte[]> probe =
             new KafkaProducer<>(
-                config(broker), new StringSerializer(), new ByteArraySerializer())) {
+                KafkaTransportTest.config(broker),
+                new StringSerializer(),
+                new ByteArraySerializer())) {
       OutboxEvent a1 = event(type, "a", "A1", new byte[40_000]);
       assertThat(transport.sendBatch(List.of(message(a1)))).containsExactly(SendResult.delivered());
 
@@ -179,15 +183,6 @@ class KafkaRefusedRecordOrderTest {
     }
   }
 
-  private static Map<String, Object> config(KafkaTestBroker broker) {
-    Map<String, Object> config = new HashMap<>();
-    config.put("bootstrap.servers", broker.bootstrapServers());
-    config.put("delivery.timeout.ms", "10000");
-    config.put("request.timeout.ms", "5000");
-    config.put("max.block.ms", "5000");
-    return config;
-  }
-
   private static OutboxEvent event(String type, String aggregate, String eventType, byte[] body) {
     return OutboxEvent.builder(type, aggregate, eventType)
         .payload(body, "application/octet-stream")
@@ -195,8 +190,7 @@ class KafkaRefusedRecordOrderTest {
   }
 
   private static List<UUID> ids(String topic) {
-    return TopicReader.readAll(KafkaTestBroker.shared().bootstrapServers(), topic).stream()
-        .map(r -> KafkaEvents.eventId(r).orElseThrow())
-        .collect(Collectors.toList());
+    return KafkaTransportTest.eventIds(
+        TopicReader.readAll(KafkaTestBroker.shared().bootstrapServers(), topic));
   }
 }

@@ -30,7 +30,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.Test;
@@ -62,8 +61,7 @@ abstract class KafkaRelayContractTest extends TransportRelayTest {
       throws Exception {
     KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = KafkaTransportTest.unique("Order");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 6);
+    String topic = KafkaTransportTest.typeTopic(broker, type, 6);
     long start = System.nanoTime();
     List<OutboxEvent> events = new ArrayList<>(appendInBusinessTransactions(type, 0, 1000, 100));
     analyze();
@@ -117,8 +115,7 @@ abstract class KafkaRelayContractTest extends TransportRelayTest {
       throws Exception {
     try (KafkaTestBroker broker = KafkaTestBroker.startNew("relay-outage")) {
       String type = KafkaTransportTest.unique("Shipment");
-      String topic = "outbox.event." + type;
-      broker.createTopic(topic, 4);
+      String topic = KafkaTransportTest.typeTopic(broker, type, 4);
       List<OutboxEvent> events = new ArrayList<>(appendInBusinessTransactions(type, 0, 2000, 50));
       analyze();
       RecordingListener counters = new RecordingListener();
@@ -300,8 +297,8 @@ abstract class KafkaRelayContractTest extends TransportRelayTest {
       throws Exception {
     KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = KafkaTransportTest.unique("Refused");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 2, Map.of("max.message.bytes", "65536"));
+    String topic =
+        KafkaTransportTest.typeTopic(broker, type, 2, Map.of("max.message.bytes", "65536"));
     // 20 business transactions, one event for each of 10 aggregates in each; aggregate 3's event
     // of the eleventh is 100 kB, above the topic's limit. The relay claims all 200 in one batch,
     // so aggregate 3's nine later events travel in the same batch as the refused one.
@@ -572,9 +569,7 @@ abstract class KafkaRelayContractTest extends TransportRelayTest {
   }
 
   private static Set<UUID> ids(List<ConsumerRecord<String, byte[]>> records) {
-    return records.stream()
-        .map(r -> KafkaEvents.eventId(r).orElseThrow())
-        .collect(Collectors.toSet());
+    return Set.copyOf(KafkaTransportTest.eventIds(records));
   }
 
   private static Map<String, String> headers(ConsumerRecord<String, byte[]> r) {

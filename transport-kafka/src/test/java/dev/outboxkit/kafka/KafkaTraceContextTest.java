@@ -27,8 +27,7 @@ class KafkaTraceContextTest {
   void trace_context_arrives_unchanged_as_record_headers_through_the_relay() throws Exception {
     KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = KafkaTransportTest.unique("Traced");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1);
+    String topic = KafkaTransportTest.typeTopic(broker, type, 1);
     Map<String, Object> config = new HashMap<>();
     config.put("bootstrap.servers", broker.bootstrapServers());
 

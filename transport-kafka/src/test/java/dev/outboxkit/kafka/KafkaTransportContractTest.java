@@ -3,18 +3,15 @@ package dev.outboxkit.kafka;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.Transport;
 import dev.outboxkit.testing.TransportContract;
+import dev.outboxkit.testkit.Ports;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import dev.outboxkit.testkit.kafka.TopicReader;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.BeforeAll;
 
 /** The transport contract kit against the shared in-JVM broker. */
@@ -31,18 +28,15 @@ class KafkaTransportContractTest extends TransportContract {
 
   @Override
   protected Transport newTransport() {
-    Map<String, Object> config = new HashMap<>();
-    config.put("bootstrap.servers", broker.bootstrapServers());
-    config.put("delivery.timeout.ms", "10000");
-    config.put("request.timeout.ms", "5000");
-    config.put("max.block.ms", "5000");
-    return KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build();
+    return KafkaTransport.builder(KafkaTransportTest.config(broker))
+        .sendTimeout(Duration.ofSeconds(15))
+        .build();
   }
 
   @Override
   protected Transport newUnreachableTransport() throws IOException {
     Map<String, Object> config = new HashMap<>();
-    config.put("bootstrap.servers", "127.0.0.1:" + closedPort());
+    config.put("bootstrap.servers", "127.0.0.1:" + Ports.unused());
     config.put("delivery.timeout.ms", "2000");
     config.put("request.timeout.ms", "1000");
     config.put("max.block.ms", "1000");
@@ -51,11 +45,7 @@ class KafkaTransportContractTest extends TransportContract {
 
   @Override
   protected List<UUID> receivedIds() {
-    List<UUID> ids = new ArrayList<>();
-    for (ConsumerRecord<String, byte[]> r : TopicReader.readAll(broker.bootstrapServers(), TOPIC)) {
-      ids.add(KafkaEvents.eventId(r).orElseThrow());
-    }
-    return ids;
+    return KafkaTransportTest.eventIds(TopicReader.readAll(broker.bootstrapServers(), TOPIC));
   }
 
   @Override
@@ -72,11 +62,5 @@ class KafkaTransportContractTest extends TransportContract {
     return OutboxEvent.builder(TYPE, aggregateId, "TooLarge")
         .payload(new byte[2 * 1024 * 1024], "application/octet-stream")
         .build();
-  }
-
-  private static int closedPort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-      return s.getLocalPort();
-    }
   }
 }

@@ -1,6 +1,7 @@
 package dev.outboxkit.kafka;
 
 import static dev.outboxkit.kafka.KafkaTransportTest.event;
+import static dev.outboxkit.kafka.KafkaTransportTest.eventIds;
 import static dev.outboxkit.kafka.KafkaTransportTest.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -62,25 +63,16 @@ class KafkaTransportInterruptTest {
   @Test
   void sendBatch_stops_at_an_interrupt_and_reports_what_was_confirmed() throws Exception {
     String type = unique("Interrupted");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1);
-    Map<String, Object> config =
-        Map.of(
-            "bootstrap.servers", broker.bootstrapServers(),
-            "enable.idempotence", "true",
-            "acks", "all",
-            "delivery.timeout.ms", "20000",
-            "request.timeout.ms", "5000",
-            "max.block.ms", "5000");
+    String topic = KafkaTransportTest.typeTopic(broker, type, 1);
+    Map<String, Object> config = config();
+    config.put("enable.idempotence", "true");
+    config.put("acks", "all");
     producer = new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer());
     // The real producer, observed: counts acknowledgements once the transport's callback ran.
     CountDownLatch acked = new CountDownLatch(ACKED);
     Producer<String, byte[]> observed = observeAcks(producer, acked);
 
-    List<OutboxEvent> events = new ArrayList<>();
-    for (int i = 0; i < BATCH; i++) {
-      events.add(event(type, "agg-" + i, "E" + i, 10));
-    }
+    List<OutboxEvent> events = events(type);
     StallingRouter router = new StallingRouter(topic);
     transport =
         KafkaTransport.builder(observed)
@@ -89,9 +81,7 @@ class KafkaTransportInterruptTest {
             .build();
     List<OutboxMessage> batch = events.stream().map(KafkaTransportTest::message).toList();
 
-    InterruptedCall<List<SendResult>> caller =
-        InterruptedCall.start("relay-sender", () -> transport.sendBatch(batch));
-    assertThat(router.waiting.await(30, TimeUnit.SECONDS)).as("router reached event 6").isTrue();
+    InterruptedCall<List<SendResult>> caller = sendUntilStalled(batch, router);
     assertThat(acked.await(30, TimeUnit.SECONDS)).as("first five acknowledged").isTrue();
     List<SendResult> r = interruptAndAwait(caller);
 
@@ -103,10 +93,7 @@ class KafkaTransportInterruptTest {
 
     // Nothing was handed to the producer after the interrupt: flush what it holds, then read.
     producer.flush();
-    List<UUID> written =
-        TopicReader.readAll(broker.bootstrapServers(), topic).stream()
-            .map(rec -> KafkaEvents.eventId(rec).orElseThrow())
-            .toList();
+    List<UUID> written = eventIds(TopicReader.readAll(broker.bootstrapServers(), topic));
     assertThat(written)
         .containsExactlyElementsOf(events.subList(0, ACKED).stream().map(OutboxEvent::id).toList());
   }
@@ -114,30 +101,19 @@ class KafkaTransportInterruptTest {
   @Test
   void sendBatch_in_a_transaction_confirms_nothing_at_an_interrupt_and_aborts() throws Exception {
     String type = unique("InterruptedTx");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1);
-    Map<String, Object> config =
-        Map.of(
-            "bootstrap.servers", broker.bootstrapServers(),
-            "transactional.id", unique("interrupt-tx"),
-            "delivery.timeout.ms", "20000",
-            "request.timeout.ms", "5000",
-            "max.block.ms", "5000");
+    String topic = KafkaTransportTest.typeTopic(broker, type, 1);
+    Map<String, Object> config = config();
+    config.put("transactional.id", unique("interrupt-tx"));
     StallingRouter router = new StallingRouter(topic);
     transport =
         KafkaTransport.builder(config)
             .sendTimeout(Duration.ofSeconds(30))
             .topicRouter(router)
             .build();
-    List<OutboxEvent> events = new ArrayList<>();
-    for (int i = 0; i < BATCH; i++) {
-      events.add(event(type, "agg-" + i, "E" + i, 10));
-    }
+    List<OutboxEvent> events = events(type);
     List<OutboxMessage> batch = events.stream().map(KafkaTransportTest::message).toList();
 
-    InterruptedCall<List<SendResult>> caller =
-        InterruptedCall.start("relay-sender", () -> transport.sendBatch(batch));
-    assertThat(router.waiting.await(30, TimeUnit.SECONDS)).as("router reached event 6").isTrue();
+    InterruptedCall<List<SendResult>> caller = sendUntilStalled(batch, router);
     List<SendResult> r = interruptAndAwait(caller);
 
     // Nothing counts before the commit, and no commit is started after the interrupt.
@@ -155,10 +131,36 @@ class KafkaTransportInterruptTest {
     // goes through whole, and a read_committed consumer sees each event once.
     assertThat(transport.sendBatch(batch)).containsOnly(SendResult.delivered());
     List<UUID> committed =
-        TopicReader.readAll(broker.bootstrapServers(), topic, true, BATCH).stream()
-            .map(rec -> KafkaEvents.eventId(rec).orElseThrow())
-            .toList();
+        eventIds(TopicReader.readAll(broker.bootstrapServers(), topic, true, BATCH));
     assertThat(committed).containsExactlyElementsOf(events.stream().map(OutboxEvent::id).toList());
+  }
+
+  /**
+   * Starts sending the batch on a thread of its own, as a relay would, and returns once the router
+   * holds it at the sixth event.
+   */
+  private InterruptedCall<List<SendResult>> sendUntilStalled(
+      List<OutboxMessage> batch, StallingRouter router) throws InterruptedException {
+    InterruptedCall<List<SendResult>> caller =
+        InterruptedCall.start("relay-sender", () -> transport.sendBatch(batch));
+    assertThat(router.waiting.await(30, TimeUnit.SECONDS)).as("router reached event 6").isTrue();
+    return caller;
+  }
+
+  /** The tests' settings: a delivery timeout that outlasts the stalled send. */
+  private static Map<String, Object> config() {
+    Map<String, Object> config = KafkaTransportTest.config(broker);
+    config.put("delivery.timeout.ms", "20000");
+    return config;
+  }
+
+  /** A batch of {@value #BATCH} events, one per aggregate. */
+  private static List<OutboxEvent> events(String type) {
+    List<OutboxEvent> events = new ArrayList<>();
+    for (int i = 0; i < BATCH; i++) {
+      events.add(event(type, "agg-" + i, "E" + i, 10));
+    }
+    return events;
   }
 
   /**

@@ -50,8 +50,7 @@ class KafkaTransportTest {
   @Test
   void sendBatch_delivers_key_value_and_headers_when_broker_is_up() {
     String type = unique("Order");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1);
+    String topic = typeTopic(broker, type, 1);
     Instant occurredAt = Instant.parse("2025-01-31T12:13:01.123456Z");
     OutboxEvent event =
         OutboxEvent.builder(type, "order-1", "OrderPlaced")
@@ -92,8 +91,7 @@ class KafkaTransportTest {
   @Test
   void sendBatch_keeps_append_order_per_aggregate_when_aggregates_share_partitions() {
     String type = unique("Cart");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 3);
+    String topic = typeTopic(broker, type, 3);
     List<OutboxMessage> batch = new ArrayList<>();
     for (int seq = 0; seq < 40; seq++) {
       for (int aggregate = 0; aggregate < 10; aggregate++) {
@@ -128,7 +126,7 @@ class KafkaTransportTest {
     broker.createTopic(destination, 1);
     KafkaTransport transport =
         register(
-            KafkaTransport.builder(config())
+            KafkaTransport.builder(config(broker))
                 // The router sees every event; null falls back to the destination, then the rule.
                 .topicRouter(
                     e ->
@@ -163,8 +161,7 @@ class KafkaTransportTest {
   @Test
   void sendBatch_rejects_oversized_event_and_delivers_others_when_it_exceeds_max_request_size() {
     String type = unique("Upload");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1);
+    String topic = typeTopic(broker, type, 1);
     OutboxEvent a1 = event(type, "a", "A1", 100);
     OutboxEvent b1 = event(type, "b", "B1", 2 * 1024 * 1024); // above max.request.size (1 MiB)
     OutboxEvent c1 = event(type, "c", "C1", 100);
@@ -188,8 +185,7 @@ class KafkaTransportTest {
   @Test
   void sendBatch_rejects_event_the_broker_refuses_as_too_large_and_delivers_the_others() {
     String type = unique("Blob");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1, Map.of("max.message.bytes", "20000"));
+    String topic = typeTopic(broker, type, 1, Map.of("max.message.bytes", "20000"));
     OutboxEvent a1 = event(type, "a", "A1", 100);
     OutboxEvent b1 = event(type, "b", "B1", 50_000); // below max.request.size, above the topic's
     OutboxEvent c1 = event(type, "c", "C1", 100);
@@ -210,10 +206,9 @@ class KafkaTransportTest {
     String type = unique("Ghost");
     String existingType = unique("Real");
     broker.createTopic("outbox.event." + existingType, 1);
-    Map<String, Object> config = config();
+    Map<String, Object> config = config(broker);
     config.put("max.block.ms", "1500");
-    KafkaTransport transport =
-        register(KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build());
+    KafkaTransport transport = transport(config);
 
     List<SendResult> results =
         transport.sendBatch(
@@ -242,45 +237,38 @@ class KafkaTransportTest {
 
   @Test
   void send_rejects_event_when_topic_name_is_illegal() {
-    OutboxEvent event =
-        OutboxEvent.builder("Order", "o-1", "OrderPlaced")
-            .payload("{}")
-            .destination("orders for acme!")
-            .build();
-
-    SendResult result = transport().send(message(event));
-
-    assertThat(result.status()).isEqualTo(Status.REJECT);
-    assertThat(result.reason().orElseThrow()).contains("invalid topic name 'orders for acme!'");
+    assertRejected(
+        orderPlaced().destination("orders for acme!"), "invalid topic name 'orders for acme!'");
   }
 
   @Test
   void send_rejects_event_when_a_user_header_takes_a_reserved_name() {
-    OutboxEvent event =
-        OutboxEvent.builder("Order", "o-1", "OrderPlaced")
-            .payload("{}")
-            .header("id", "not the event id")
-            .build();
+    assertRejected(orderPlaced().header("id", "not the event id"), "header 'id' is reserved");
+  }
 
-    SendResult result = transport().send(message(event));
+  private static OutboxEvent.Builder orderPlaced() {
+    return OutboxEvent.builder("Order", "o-1", "OrderPlaced").payload("{}");
+  }
+
+  /** Sends the event alone: the transport rejects it, giving a reason that contains the part. */
+  private void assertRejected(OutboxEvent.Builder event, String reasonPart) {
+    SendResult result = transport().send(message(event.build()));
 
     assertThat(result.status()).isEqualTo(Status.REJECT);
-    assertThat(result.reason().orElseThrow()).contains("header 'id' is reserved");
+    assertThat(result.reason().orElseThrow()).contains(reasonPart);
   }
 
   @Test
   void sendBatch_delivers_when_producer_settings_are_explicitly_idempotent() {
     String type = unique("Idem");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 2);
-    Map<String, Object> config = config();
+    String topic = typeTopic(broker, type, 2);
+    Map<String, Object> config = config(broker);
     config.put("enable.idempotence", true);
     config.put("acks", "all");
     config.put("max.in.flight.requests.per.connection", 5);
     config.put("retries", Integer.MAX_VALUE);
     config.put("compression.type", "lz4");
-    KafkaTransport transport =
-        register(KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build());
+    KafkaTransport transport = transport(config);
     List<OutboxMessage> batch = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
       batch.add(message(event(type, "k" + (i % 7), "E" + i, 200)));
@@ -293,12 +281,10 @@ class KafkaTransportTest {
   @Test
   void sendBatch_commits_one_transaction_per_batch_when_producer_is_transactional() {
     String type = unique("Tx");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 2);
-    Map<String, Object> config = config();
+    String topic = typeTopic(broker, type, 2);
+    Map<String, Object> config = config(broker);
     config.put("transactional.id", unique("outboxkit-test-tx"));
-    KafkaTransport transport =
-        register(KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build());
+    KafkaTransport transport = transport(config);
     List<OutboxMessage> first = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
       first.add(message(event(type, "k" + (i % 3), "First" + i, 100)));
@@ -330,14 +316,11 @@ class KafkaTransportTest {
   @Test
   void sendBatch_recreates_owned_producer_when_another_one_fenced_it() {
     String type = unique("Fenced");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1);
-    Map<String, Object> config = config();
+    String topic = typeTopic(broker, type, 1);
+    Map<String, Object> config = config(broker);
     config.put("transactional.id", unique("shared-tx-id")); // a misconfiguration, on purpose
-    KafkaTransport first =
-        register(KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build());
-    KafkaTransport second =
-        register(KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build());
+    KafkaTransport first = transport(config);
+    KafkaTransport second = transport(config);
     assertThat(first.send(message(event(type, "a", "First1", 10))))
         .isEqualTo(SendResult.delivered());
     assertThat(second.send(message(event(type, "b", "Second1", 10))))
@@ -359,9 +342,8 @@ class KafkaTransportTest {
   @Test
   void close_leaves_a_borrowed_producer_open() throws Exception {
     String type = unique("Borrowed");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 1);
-    Map<String, Object> config = config();
+    String topic = typeTopic(broker, type, 1);
+    Map<String, Object> config = config(broker);
     try (Producer<String, byte[]> producer =
         new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer())) {
       KafkaTransport transport = KafkaTransport.builder(producer).build();
@@ -388,7 +370,12 @@ class KafkaTransportTest {
   }
 
   private KafkaTransport transport() {
-    return register(KafkaTransport.builder(config()).sendTimeout(Duration.ofSeconds(15)).build());
+    return transport(config(broker));
+  }
+
+  /** A transport on these producer settings, closed after the test. */
+  private KafkaTransport transport(Map<String, Object> config) {
+    return register(KafkaTransport.builder(config).sendTimeout(Duration.ofSeconds(15)).build());
   }
 
   private KafkaTransport register(KafkaTransport transport) {
@@ -396,7 +383,33 @@ class KafkaTransportTest {
     return transport;
   }
 
-  static Map<String, Object> config() {
+  /**
+   * Creates the topic the transport sends a type's events to by default.
+   *
+   * @return its name
+   */
+  static String typeTopic(KafkaTestBroker broker, String type, int partitions) {
+    return typeTopic(broker, type, partitions, Map.of());
+  }
+
+  /** As {@link #typeTopic(KafkaTestBroker, String, int)}, with topic settings. */
+  static String typeTopic(
+      KafkaTestBroker broker, String type, int partitions, Map<String, String> settings) {
+    String topic = "outbox.event." + type;
+    broker.createTopic(topic, partitions, settings);
+    return topic;
+  }
+
+  /** The event ids of consumed records, in their order. */
+  static List<UUID> eventIds(List<? extends ConsumerRecord<?, ?>> records) {
+    return records.stream().map(r -> KafkaEvents.eventId(r).orElseThrow()).toList();
+  }
+
+  /**
+   * Producer settings for a broker of the tests: timeouts short enough that a send the broker never
+   * answers fails within a test.
+   */
+  static Map<String, Object> config(KafkaTestBroker broker) {
     Map<String, Object> config = new HashMap<>();
     config.put("bootstrap.servers", broker.bootstrapServers());
     config.put("delivery.timeout.ms", "10000");

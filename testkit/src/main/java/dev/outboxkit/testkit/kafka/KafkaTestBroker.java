@@ -1,12 +1,11 @@
 package dev.outboxkit.testkit.kafka;
 
+import dev.outboxkit.testkit.Ports;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -90,8 +89,8 @@ public final class KafkaTestBroker implements AutoCloseable {
       // build; make sure it exists.
       Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")));
       Path dir = Files.createTempDirectory(createBase(), name + "-");
-      int brokerPort = freePort();
-      int controllerPort = freePort();
+      int brokerPort = Ports.unused();
+      int controllerPort = Ports.unused();
       Properties props = new Properties();
       props.put("process.roles", "broker,controller");
       props.put("node.id", "1");
@@ -287,11 +286,5 @@ public final class KafkaTestBroker implements AutoCloseable {
 
   private static Path createBase() throws IOException {
     return Files.createDirectories(Path.of("target", "kafka").toAbsolutePath());
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-      return socket.getLocalPort();
-    }
   }
 }

@@ -8,7 +8,6 @@ import java.util.Set;
 /** Rules for the HTTP headers a webhook request carries. */
 public final class HeaderValues {
   private static final char[] HEX = "0123456789ABCDEF".toCharArray();
-  private static final String TOKEN_SYMBOLS = "!#$%&'*+-.^_`|~";
 
   /**
    * Names the transport sets itself or the HTTP client manages; events and endpoints may not set
@@ -44,30 +43,6 @@ public final class HeaderValues {
         || n.startsWith("webhook-")
         || n.startsWith("svix-")
         || n.startsWith("outbox-");
-  }
-
-  /**
-   * Whether a name is an HTTP token (RFC 9110).
-   *
-   * @param name the name
-   * @return true if legal as a header name
-   */
-  public static boolean isToken(String name) {
-    if (name == null || name.isEmpty()) {
-      return false;
-    }
-    for (int i = 0; i < name.length(); i++) {
-      char c = name.charAt(i);
-      boolean ok =
-          (c >= 'a' && c <= 'z')
-              || (c >= 'A' && c <= 'Z')
-              || (c >= '0' && c <= '9')
-              || TOKEN_SYMBOLS.indexOf(c) >= 0;
-      if (!ok) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /**

@@ -84,16 +84,10 @@ public final class WebhookEngine {
     long start = System.nanoTime();
     List<SendResult> results = new WebhookBatch(this, batch, Thread.currentThread()).execute();
     if (log.isDebugEnabled()) {
-      BatchTally tally = BatchTally.of(batch, results);
       log.debug(
-          "[{}] batch of {}: {} delivered, {} retry, {} reject, {} unavailable in {} ms",
+          "[{}] {}",
           name,
-          batch.size(),
-          tally.delivered,
-          tally.retry,
-          tally.reject,
-          tally.unavailable,
-          (System.nanoTime() - start) / 1_000_000);
+          BatchTally.of(batch, results).summary(batch.size(), System.nanoTime() - start));
     }
     return results;
   }

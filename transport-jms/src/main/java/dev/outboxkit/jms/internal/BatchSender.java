@@ -608,15 +608,9 @@ public final class BatchSender {
       }
       if (log.isDebugEnabled()) {
         log.debug(
-            "[{}] batch of {}: {} delivered, {} retry, {} reject, {} unavailable in {} ms, {}"
-                + " transaction(s)",
+            "[{}] {}, {} transaction(s)",
             name,
-            size,
-            tally.delivered,
-            tally.retry,
-            tally.reject,
-            tally.unavailable,
-            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos),
+            tally.summary(size, System.nanoTime() - startNanos),
             rounds);
       }
     }

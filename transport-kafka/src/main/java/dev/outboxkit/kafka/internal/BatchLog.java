@@ -6,7 +6,6 @@ import dev.outboxkit.internal.BatchTally;
 import dev.outboxkit.kafka.internal.Classifier.Category;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,15 +62,7 @@ final class BatchLog {
           "[{}] interrupted while sending; {} event(s) not confirmed", name, tally.unavailable);
     }
     if (log.isDebugEnabled()) {
-      log.debug(
-          "[{}] batch of {}: {} delivered, {} retry, {} reject, {} unavailable in {} ms",
-          name,
-          batch.size(),
-          tally.delivered,
-          tally.retry,
-          tally.reject,
-          tally.unavailable,
-          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
+      log.debug("[{}] {}", name, tally.summary(batch.size(), System.nanoTime() - startNanos));
     }
   }
 
