@@ -96,39 +96,10 @@ public final class Inbox {
   }
 
   /** Configures an {@link Inbox}. */
-  public static final class Builder extends TableOptions<Builder> {
-    private int purgeBatchSize = 1000;
-    private Duration statementTimeout = OutboxAdmin.DEFAULT_STATEMENT_TIMEOUT;
+  public static final class Builder extends PurgeOptions<Builder> {
 
     private Builder() {
       super(DEFAULT_TABLE);
-    }
-
-    /**
-     * Sets the rows deleted per purge transaction: small batches keep locks and undo short while
-     * the consumer keeps writing.
-     *
-     * @param purgeBatchSize 1 to 100,000; default 1000
-     * @return this builder
-     */
-    public Builder purgeBatchSize(int purgeBatchSize) {
-      this.purgeBatchSize = checkedPurgeBatchSize(purgeBatchSize);
-      return this;
-    }
-
-    /**
-     * Bounds every statement of {@link Inbox#purgeOlderThan}, and the idle time inside its
-     * transactions, on the server and on the client, as {@link
-     * OutboxRelay.Builder#statementTimeout} does for the relay. ({@link Inbox#markProcessed} runs
-     * on the consumer's own connection, whose settings are the consumer's.)
-     *
-     * @param statementTimeout the bound, positive; default {@link
-     *     OutboxAdmin#DEFAULT_STATEMENT_TIMEOUT}
-     * @return this builder
-     */
-    public Builder statementTimeout(Duration statementTimeout) {
-      this.statementTimeout = checkedStatementTimeout(statementTimeout);
-      return this;
     }
 
     /** {@return the immutable, thread-safe inbox} */

@@ -165,40 +165,12 @@ public final class OutboxAdmin {
   }
 
   /** Configures an {@link OutboxAdmin}. */
-  public static final class Builder extends TableOptions<Builder> {
+  public static final class Builder extends PurgeOptions<Builder> {
     private final DataSource dataSource;
-    private int purgeBatchSize = DEFAULT_PURGE_BATCH_SIZE;
-    private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
 
     private Builder(DataSource dataSource) {
       super(TableName.DEFAULT);
       this.dataSource = OutboxConfigurationException.requireNonNull(dataSource, "dataSource");
-    }
-
-    /**
-     * Sets the rows per purge transaction: each reads this many rows of the primary key and deletes
-     * those past retention, so each transaction, its locks and its undo stay short while relays and
-     * writers work on the same table.
-     *
-     * @param purgeBatchSize 1 to 100,000; default {@value OutboxAdmin#DEFAULT_PURGE_BATCH_SIZE}
-     * @return this builder
-     */
-    public Builder purgeBatchSize(int purgeBatchSize) {
-      this.purgeBatchSize = checkedPurgeBatchSize(purgeBatchSize);
-      return this;
-    }
-
-    /**
-     * Bounds every statement of the admin, and the idle time inside its transactions, on the server
-     * and on the client, as {@link OutboxRelay.Builder#statementTimeout} does for the relay.
-     *
-     * @param statementTimeout the bound, positive; default {@link
-     *     OutboxAdmin#DEFAULT_STATEMENT_TIMEOUT}
-     * @return this builder
-     */
-    public Builder statementTimeout(Duration statementTimeout) {
-      this.statementTimeout = checkedStatementTimeout(statementTimeout);
-      return this;
     }
 
     /** {@return the immutable, thread-safe admin} */

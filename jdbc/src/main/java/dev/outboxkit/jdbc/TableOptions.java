@@ -6,14 +6,13 @@ import dev.outboxkit.jdbc.internal.TableName;
 import java.time.Duration;
 
 /**
- * The options every builder of this module shares (which table, in which dialect) and the rules of
- * those some share. Package-private: its setters appear on each builder as the builder's own.
+ * The options every builder of this module shares (which table, in which dialect), and the rule of
+ * the statement timeout, which most have. Package-private: its setters appear on each builder as
+ * the builder's own.
  *
  * @param <B> the builder the setters return
  */
 abstract class TableOptions<B extends TableOptions<B>> {
-  private static final int MAX_PURGE_BATCH_SIZE = 100_000;
-
   TableName table;
   // The dialect the user named, or null to detect it from the database's metadata.
   SqlDialect dialect;
@@ -65,18 +64,6 @@ abstract class TableOptions<B extends TableOptions<B>> {
           "statementTimeout must be positive, was " + statementTimeout);
     }
     return statementTimeout;
-  }
-
-  /** Checks a purge batch size where a builder sets it: 1 to {@value #MAX_PURGE_BATCH_SIZE}. */
-  static int checkedPurgeBatchSize(int purgeBatchSize) {
-    if (purgeBatchSize < 1 || purgeBatchSize > MAX_PURGE_BATCH_SIZE) {
-      throw new OutboxConfigurationException(
-          "purgeBatchSize must be between 1 and "
-              + MAX_PURGE_BATCH_SIZE
-              + ", was "
-              + purgeBatchSize);
-    }
-    return purgeBatchSize;
   }
 
   /** {@return this, as the builder the setters return} */

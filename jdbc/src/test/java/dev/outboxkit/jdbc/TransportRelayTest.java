@@ -136,6 +136,11 @@ public abstract class TransportRelayTest {
         () -> expected + " " + status + " events; statuses " + statusCounts());
   }
 
+  /** {@return the events that meet an SQL condition, e.g. {@code status = 'PENDING'}} */
+  protected long countWhere(String condition) throws SQLException {
+    return Sql.queryLong(ds, "SELECT COUNT(*) FROM outbox_event WHERE " + condition);
+  }
+
   /** The most failed sends charged to one event. */
   protected long maxAttempts() throws SQLException {
     return Sql.queryLong(ds, "SELECT MAX(attempts) FROM outbox_event");

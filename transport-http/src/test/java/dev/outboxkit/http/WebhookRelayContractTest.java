@@ -210,11 +210,7 @@ abstract class WebhookRelayContractTest extends TransportRelayTest {
     assertThat(count(EventStatus.PUBLISHED)).isEqualTo(20);
     assertThat(healthy.requests()).as("tenant B's requests").hasSizeGreaterThanOrEqualTo(20);
     // Between its holds the relay claims it again to probe the endpoint: IN_FLIGHT for a moment.
-    assertThat(
-            Sql.queryLong(
-                ds,
-                "SELECT COUNT(*) FROM outbox_event WHERE aggregate_type = 'TenantA'"
-                    + " AND status IN ('PENDING', 'IN_FLIGHT')"))
+    assertThat(countWhere("aggregate_type = 'TenantA' AND status IN ('PENDING', 'IN_FLIGHT')"))
         .as("tenant A's event waits")
         .isEqualTo(1);
     assertThat(maxAttempts()).as("nothing charged").isZero();

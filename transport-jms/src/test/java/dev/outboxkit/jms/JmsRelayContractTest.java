@@ -12,7 +12,6 @@ import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.TransportRelayTest;
 import dev.outboxkit.jms.QueueReader.Received;
 import dev.outboxkit.testkit.Await;
-import dev.outboxkit.testkit.Sql;
 import dev.outboxkit.testkit.activemq.ActiveMqTestBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
@@ -193,12 +192,7 @@ abstract class JmsRelayContractTest extends TransportRelayTest {
       assertThat(OutboxAdmin.create(ds).listDead(0, 10))
           .extracting(d -> d.id())
           .containsExactly(refused.id());
-      assertThat(
-              Sql.queryLong(
-                  ds,
-                  "SELECT COUNT(*) FROM outbox_event WHERE status = 'PENDING' AND aggregate_id ="
-                      + " 'agg-3'"))
-          .isEqualTo(9);
+      assertThat(countWhere("status = 'PENDING' AND aggregate_id = 'agg-3'")).isEqualTo(9);
       ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory(refusing.url());
       List<Received> first = QueueReader.read(factory, queue(type), 190, Duration.ofSeconds(1));
       Map<String, List<Integer>> expected = new HashMap<>();

@@ -135,11 +135,7 @@ abstract class KafkaRelayContractTest extends TransportRelayTest {
       long publishedBeforeRestart = count(EventStatus.PUBLISHED);
       // How much of the first 2,000 the stop left is up to the scheduler (it is logged below);
       // that nothing reaches PUBLISHED without the broker's confirmation is not.
-      assertThat(
-              Sql.queryLong(
-                  ds,
-                  "SELECT COUNT(*) FROM outbox_event WHERE status = 'PUBLISHED' AND seq > "
-                      + lastSeqBeforeOutage))
+      assertThat(countWhere("status = 'PUBLISHED' AND seq > " + lastSeqBeforeOutage))
           .as("events committed while the broker is away, marked PUBLISHED before it is back")
           .isZero();
       broker.start();
@@ -339,12 +335,7 @@ abstract class KafkaRelayContractTest extends TransportRelayTest {
         .contains("accepts at most 65536 bytes (max.message.bytes)")
         .contains(topic);
     // Ordered mode holds aggregate 3's nine later events behind the DEAD one.
-    assertThat(
-            Sql.queryLong(
-                ds,
-                "SELECT COUNT(*) FROM outbox_event WHERE status = 'PENDING' AND aggregate_id ="
-                    + " 'agg-3'"))
-        .isEqualTo(9);
+    assertThat(countWhere("status = 'PENDING' AND aggregate_id = 'agg-3'")).isEqualTo(9);
     assertThat(count(EventStatus.PUBLISHED)).isEqualTo(190);
     Map<String, List<Integer>> expected = new HashMap<>();
     for (int a = 0; a < 10; a++) {
