@@ -18,9 +18,9 @@ final class Batch {
   final List<RoundDecision.Decided> unrecorded = new ArrayList<>();
   // The last decision came from a send cut short by the relay closing.
   boolean interrupted;
-  Sender.Started sending;
+  SendUnderway sending;
   // Its sends left to finish on their own, handed to the stragglers once the rest is recorded.
-  Sender.Started straggling;
+  SendUnderway straggling;
   long sendStart;
   Duration sendTime = Duration.ZERO;
   Throwable failure;

@@ -353,7 +353,7 @@ final class RelayCycle {
    */
   private void finish(Batch batch, boolean mayLeave) {
     if (batch.sending != null) {
-      Sender.Started sending = batch.sending;
+      SendUnderway sending = batch.sending;
       batch.sending = null;
       try {
         SendOutcome outcome;

@@ -6,7 +6,6 @@ import dev.outboxkit.SendResult;
 import dev.outboxkit.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -32,10 +31,10 @@ import org.slf4j.LoggerFactory;
  *       its own answer and a failing one is that event's failure, never the batch's.
  *   <li>A batch goes through {@link Transport#sendBatchAsync}, so each result arrives when the
  *       transport knows it. {@link #await} may then return before the last one: once some results
- *       are in and no other came for an eighth of the time those took ({@link #MIN_QUIET} at
- *       least), the rest are left to finish on their own (the relay carries them as stragglers,
- *       bounded in number), so a slow destination does not hold back the events that were
- *       confirmed.
+ *       are in and no other came for an eighth of the time those took ({@link
+ *       SendUnderway#MIN_QUIET} at least), the rest are left to finish on their own (the relay
+ *       carries them as stragglers, bounded in number), so a slow destination does not hold back
+ *       the events that were confirmed.
  *   <li>When the time limit passes, or the calling thread is interrupted (the relay is closing), a
  *       send thread still in the transport is interrupted and given a moment ({@link #GRACE}) to
  *       return what it has, and futures not yet completed are cancelled: every confirmed message
@@ -53,18 +52,6 @@ import org.slf4j.LoggerFactory;
 final class Sender {
   /** How long an interrupted send may take to return its results. */
   static final Duration GRACE = Duration.ofSeconds(1);
-
-  /**
-   * The shortest quiet time, after the latest result of a batch, before the rest of it may be left
-   * to finish on its own.
-   */
-  static final Duration MIN_QUIET = Duration.ofMillis(2);
-
-  /**
-   * The quiet time before the rest of a batch may be left to finish on its own, as a share of the
-   * time its results so far took: one eighth.
-   */
-  static final int QUIET_SHARE = 8;
 
   private static final Logger log = LoggerFactory.getLogger("dev.outboxkit.jdbc.OutboxRelay");
 
@@ -105,154 +92,11 @@ final class Sender {
   }
 
   /**
-   * A batch handed to a send thread: its results as they arrive. Completions may come from any
-   * thread; everything here is guarded by this object's monitor.
-   */
-  final class Started {
-    private final List<OutboxMessage> messages;
-    private final SendResult[] results;
-    private final BitSet heldBehind = new BitSet();
-    private final long startNanos;
-    private final long deadlineNanos;
-    private final Call call;
-    private List<CompletableFuture<SendResult>> futures = List.of();
-    private int done;
-    private long lastNanos;
-    private boolean callEnded;
-    // After an interrupt, a failure is most likely the interrupt's doing: kept only if confirmed.
-    private String interruptReason;
-    // Closed out (timed out or stopped): late completions are ignored.
-    private boolean closed;
-    private Runnable onProgress;
-
-    private Started(List<OutboxMessage> messages, boolean refused) {
-      this.messages = messages;
-      this.results = new SendResult[messages.size()];
-      this.startNanos = System.nanoTime();
-      this.deadlineNanos = startNanos + settings.sendTimeout.toNanos();
-      this.call = refused ? null : new Call(this);
-      this.callEnded = refused;
-    }
-
-    /** When the time limit of this send passes, in {@link System#nanoTime()} terms. */
-    long deadlineNanos() {
-      return deadlineNanos;
-    }
-
-    /** Runs {@code r} (outside the monitor) whenever a result arrives from now on. */
-    void onProgress(Runnable r) {
-      synchronized (this) {
-        onProgress = r;
-      }
-    }
-
-    void complete(int i, SendResult r) {
-      Runnable progress;
-      synchronized (this) {
-        if (closed || results[i] != null) {
-          return;
-        }
-        results[i] =
-            interruptReason == null || r.isDelivered()
-                ? r
-                : SendResult.unavailable(interruptReason);
-        done++;
-        lastNanos = System.nanoTime();
-        notifyAll();
-        progress = onProgress;
-      }
-      if (progress != null) {
-        progress.run();
-      }
-    }
-
-    void completeAll(List<SendResult> all) {
-      for (int i = 0; i < all.size(); i++) {
-        complete(i, all.get(i));
-      }
-    }
-
-    /** Results of a send in waves: those {@code heldBehind} were not sent at all. */
-    void completeAll(List<SendResult> all, BitSet heldBehind) {
-      synchronized (this) {
-        this.heldBehind.or(heldBehind);
-      }
-      completeAll(all);
-    }
-
-    private synchronized void futures(List<CompletableFuture<SendResult>> futures) {
-      this.futures = futures;
-    }
-
-    private synchronized void callEnded() {
-      callEnded = true;
-      notifyAll();
-    }
-
-    private synchronized boolean allDone() {
-      return done == results.length;
-    }
-
-    /** A copy of the results so far. */
-    private synchronized SendOutcome snapshot(boolean timedOut, boolean interrupted) {
-      return new SendOutcome(
-          new ArrayList<>(Arrays.asList(results)),
-          timedOut,
-          interrupted,
-          (BitSet) heldBehind.clone());
-    }
-
-    /**
-     * When the rest of the batch may be left to finish on its own, in {@link System#nanoTime()}
-     * terms; {@code Long.MAX_VALUE} while that may not happen (no result yet, the transport call
-     * still running, or more left than {@code room}).
-     */
-    private long cutAtNanos(int room) {
-      if (done == 0 || !callEnded || results.length - done > room) {
-        return Long.MAX_VALUE;
-      }
-      long took = lastNanos - startNanos;
-      return lastNanos + Math.max(took / QUIET_SHARE, MIN_QUIET.toNanos());
-    }
-
-    /**
-     * Ends the wait for good: every message without a result gets {@code reason} (uncharged), and
-     * the futures still under way are cancelled.
-     */
-    private int closeOut(String reason) {
-      List<CompletableFuture<SendResult>> open;
-      int handedBack = 0;
-      synchronized (this) {
-        if (closed) {
-          return 0;
-        }
-        closed = true;
-        SendResult handBack = SendResult.unavailable(reason);
-        for (int i = 0; i < results.length; i++) {
-          if (results[i] == null) {
-            results[i] = handBack;
-            done++;
-            handedBack++;
-          }
-        }
-        open = futures;
-        notifyAll();
-      }
-      for (CompletableFuture<SendResult> f : open) {
-        if (f != null && !f.isDone()) {
-          f.cancel(true);
-        }
-      }
-      return handedBack;
-    }
-  }
-
-  /**
    * Hands the batch to a send thread and returns at once; the time limit runs from now. Never
    * throws.
    */
-  Started start(List<OutboxMessage> messages) {
-    Started started = new Started(messages, false);
+  SendUnderway start(List<OutboxMessage> messages) {
+    SendUnderway started = new SendUnderway(messages, settings.sendTimeout, Call::new);
     try {
       pool.execute(started.call);
     } catch (RejectedExecutionException e) {
@@ -262,7 +106,7 @@ final class Sender {
               : "every send thread ("
                   + RelayThreads.MAX_SEND_THREADS
                   + ") is stuck in a transport call that ignored its interrupt";
-      Started refused = new Started(messages, true);
+      SendUnderway refused = new SendUnderway(messages, settings.sendTimeout, null);
       refused.completeAll(uniform(messages.size(), SendResult.unavailable(reason)));
       return refused;
     }
@@ -280,14 +124,14 @@ final class Sender {
    * @return the outcome, with nulls where sends were left to finish on their own; null if woken at
    *     {@code wakeAtNanos}
    */
-  SendOutcome await(Started started, int room, long wakeAtNanos) {
+  SendOutcome await(SendUnderway started, int room, long wakeAtNanos) {
     boolean interrupted = false;
     synchronized (started) {
       try {
         while (!started.allDone()) {
           long now = System.nanoTime();
           long cutAt = started.cutAtNanos(room);
-          if (now - started.deadlineNanos >= 0) {
+          if (now - started.deadlineNanos() >= 0) {
             break;
           }
           if (cutAt != Long.MAX_VALUE && now - cutAt >= 0) {
@@ -296,7 +140,7 @@ final class Sender {
           if (wakeAtNanos != Long.MAX_VALUE && now - wakeAtNanos >= 0) {
             return null;
           }
-          long until = started.deadlineNanos;
+          long until = started.deadlineNanos();
           if (cutAt != Long.MAX_VALUE && cutAt - until < 0) {
             until = cutAt;
           }
@@ -322,8 +166,8 @@ final class Sender {
    * A straggler's results so far, without waiting; once its time limit passed, the rest is closed
    * out as not confirmed (handed back uncharged).
    */
-  SendOutcome poll(Started started) {
-    if (System.nanoTime() - started.deadlineNanos >= 0 && !started.allDone()) {
+  SendOutcome poll(SendUnderway started) {
+    if (System.nanoTime() - started.deadlineNanos() >= 0 && !started.allDone()) {
       int handedBack =
           started.closeOut("send timed out after " + settings.sendTimeout + ": not confirmed");
       log.warn(
@@ -345,7 +189,7 @@ final class Sender {
    *
    * @param closing the relay is closing (the caller was interrupted), not the time limit
    */
-  SendOutcome stop(Started started, boolean closing) {
+  SendOutcome stop(SendUnderway started, boolean closing) {
     String reason =
         closing
             ? "relay closing: not confirmed before the send was stopped"
@@ -367,7 +211,7 @@ final class Sender {
     int size = started.messages.size();
     if (stuck) {
       int count = abandoned.incrementAndGet();
-      started.call.ended.whenComplete((r, t) -> abandoned.decrementAndGet());
+      started.call.ended().whenComplete((r, t) -> abandoned.decrementAndGet());
       log.warn(
           "[{}] the transport ignored the interrupt of a batch of {}; its send thread is abandoned"
               + " ({} abandoned and still stuck, at most {} send threads in all)",
@@ -395,7 +239,7 @@ final class Sender {
    * thread still in the transport is interrupted and open futures are cancelled, without waiting,
    * so no send goes on for rows that are PENDING again.
    */
-  void abandon(Started started) {
+  void abandon(SendUnderway started) {
     synchronized (started) {
       started.interruptReason = "not confirmed: the relay gave up the batch";
     }
@@ -406,7 +250,7 @@ final class Sender {
   }
 
   /** Waits for the transport call to end; true if it did. Ignores interrupts meanwhile. */
-  private static boolean awaitCallUninterruptibly(Started started, Duration wait) {
+  private static boolean awaitCallUninterruptibly(SendUnderway started, Duration wait) {
     long deadline = System.nanoTime() + wait.toNanos();
     boolean interrupted = false;
     try {
@@ -453,12 +297,12 @@ final class Sender {
    * One transport call on a send thread; its thread can be interrupted while, and only while, it
    * runs.
    */
-  private final class Call implements Runnable {
-    private final Started started;
+  private final class Call implements SendUnderway.Call {
+    private final SendUnderway started;
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
     private Thread thread; // guarded by this
 
-    Call(Started started) {
+    Call(SendUnderway started) {
       this.started = started;
     }
 
@@ -495,10 +339,16 @@ final class Sender {
       }
     }
 
-    synchronized void interrupt() {
+    @Override
+    public synchronized void interrupt() {
       if (thread != null) {
         thread.interrupt();
       }
+    }
+
+    @Override
+    public CompletableFuture<Void> ended() {
+      return ended;
     }
   }
 
@@ -507,7 +357,7 @@ final class Sender {
    * as its future completes. An answer that cannot be matched to the messages sends them one at a
    * time instead.
    */
-  private void sendAsync(Started started) {
+  private void sendAsync(SendUnderway started) {
     List<OutboxMessage> messages = started.messages;
     List<CompletableFuture<SendResult>> futures;
     try {

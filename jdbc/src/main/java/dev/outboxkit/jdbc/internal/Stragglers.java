@@ -20,9 +20,9 @@ final class Stragglers {
   private static final class Entry {
     final String token;
     final RoundDecision.Round round;
-    final Sender.Started sending;
+    final SendUnderway sending;
 
-    Entry(String token, RoundDecision.Round round, Sender.Started sending) {
+    Entry(String token, RoundDecision.Round round, SendUnderway sending) {
       this.token = token;
       this.round = round;
       this.sending = sending;
@@ -64,7 +64,7 @@ final class Stragglers {
    *
    * @param round the batch's round, decided as far as its results went
    */
-  void add(String token, RoundDecision.Round round, Sender.Started sending) {
+  void add(String token, RoundDecision.Round round, SendUnderway sending) {
     // Listen first, then look: a result that came before the listener is seen by the next collect
     // (progress is set), one that comes after signals.
     sending.onProgress(this::signal);
