@@ -26,8 +26,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The network path between a relay and its database goes dead — no FIN, no RST: a dropped NAT
@@ -42,8 +40,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * rows still read PENDING, are skipped as locked, and no lease ever expires. With them, the server
  * ends the idle transaction after {@code statementTimeout} and the rows are free again.
  */
-@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
-@MethodSource("flavors")
 class NetworkBlackHoleTest extends FaultTest {
   private static final int EVENTS = 1_040;
   private static final int AGGREGATES = 20;

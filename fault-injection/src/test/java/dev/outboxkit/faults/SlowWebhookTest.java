@@ -12,8 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 5, slow and hanging webhook receivers. Two relays, each with its own webhook transport,
@@ -23,8 +21,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * no send may outlive its lease: the receiver must never see two open requests for one event, and
  * no acknowledgement may find its lease lost.
  */
-@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
-@MethodSource("flavors")
 class SlowWebhookTest extends FaultTest {
   private static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
   private static final int EVENTS = 1_000;
