@@ -58,7 +58,7 @@ class DatabaseCrashTest extends FaultTest {
   protected TestDatabase newDatabase(String name) {
     server = newServer();
     server.start();
-    return new JdbcUrlServer(flavor(), server.toString(), server.adminUrl(), server.user(), "")
+    return new JdbcUrlServer(flavor(), server.toString(), server.adminUrl, server.user, "")
         .createDatabase(name);
   }
 
