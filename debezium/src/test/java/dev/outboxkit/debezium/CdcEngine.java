@@ -67,6 +67,9 @@ final class CdcEngine implements AutoCloseable {
             new ByteArraySerializer(),
             new ByteArraySerializer());
     Properties props = new Properties();
+    // A test engine keeps its offsets in memory, unless the connector's properties say otherwise.
+    props.put("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
+    props.put("offset.flush.interval.ms", "100");
     props.putAll(connector);
     props.put("name", name);
     this.engine =

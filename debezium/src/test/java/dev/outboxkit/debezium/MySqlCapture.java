@@ -20,8 +20,6 @@ final class MySqlCapture {
     String table = url.group(3) + ".outbox_event";
     Properties p = new Properties();
     p.put("connector.class", "io.debezium.connector.mysql.MySqlConnector");
-    p.put("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
-    p.put("offset.flush.interval.ms", "100");
     p.put("database.hostname", url.group(1));
     p.put("database.port", url.group(2));
     p.put("database.user", db.user());

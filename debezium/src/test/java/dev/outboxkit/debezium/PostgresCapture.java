@@ -49,8 +49,6 @@ final class PostgresCapture {
     String table = db.name() + ".outbox_event";
     Properties p = new Properties();
     p.put("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
-    p.put("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
-    p.put("offset.flush.interval.ms", "100");
     p.put("database.hostname", url.group(1));
     p.put("database.port", url.group(2));
     p.put("database.dbname", url.group(3));

@@ -6,18 +6,12 @@ import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.RecordingListener;
-import dev.outboxkit.kafka.KafkaEvents;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 3, broker outage (guarantee 5). Kafka is stopped in the middle of a drain by two relays
@@ -28,8 +22,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * probes handed to the transport during the outage, and the connection attempts that reach the
  * broker's port (held meanwhile by a {@link ConnectionCounter}), are counted.
  */
-@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
-@MethodSource("flavors")
 class BrokerOutageTest extends FaultTest {
   private static final int EVENTS = 10_000;
   private static final int DURING_OUTAGE = 1_000;
@@ -40,8 +32,7 @@ class BrokerOutageTest extends FaultTest {
   void loses_nothing_charges_nothing_and_backs_off_when_kafka_is_down_mid_drain() throws Exception {
     KafkaTestBroker broker = closeLater(KafkaTestBroker.startNew("outage-" + flavor()));
     String type = unique("Shipment");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 4, Map.of());
+    String topic = createTopic(broker, type);
     long start = System.nanoTime();
     List<OutboxEvent> events = new ArrayList<>(append(EVENTS, 1_000, i -> event(type, i, 200)));
     RecordingListener counters = new RecordingListener();
@@ -106,13 +97,9 @@ class BrokerOutageTest extends FaultTest {
       }
     }
     long maxAttempts = queryLong("SELECT MAX(attempts) FROM outbox_event");
-    List<ConsumerRecord<String, byte[]>> records = broker.readAll(topic);
-    Map<String, Integer> copies = new HashMap<>();
-    for (ConsumerRecord<String, byte[]> r : records) {
-      copies.merge(KafkaEvents.eventId(r).orElseThrow().toString(), 1, Integer::sum);
-    }
-    long lost = events.stream().filter(e -> !copies.containsKey(e.id().toString())).count();
-    long duplicates = records.size() - copies.size();
+    TopicCopies copies = TopicCopies.read(broker, topic);
+    long lost = copies.lost(events);
+    long duplicates = copies.duplicates();
     String backoff =
         String.format(
             Locale.ROOT,
@@ -130,17 +117,7 @@ class BrokerOutageTest extends FaultTest {
             maxAttempts,
             unconfirmedAtStop);
     log.info("[{}] {}", flavor(), backoff);
-    new FaultReport(
-            "3 broker outage",
-            database(),
-            events.size(),
-            copies.size(),
-            duplicates,
-            count(EventStatus.DEAD),
-            lost,
-            seconds,
-            backoff)
-        .write();
+    writeReport("3 broker outage", events, copies, seconds, backoff);
 
     assertThat(lost).as("events missing from the topic").isZero();
     assertThat(count(EventStatus.DEAD)).isZero();

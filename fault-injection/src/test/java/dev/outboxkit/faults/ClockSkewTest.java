@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
-import dev.outboxkit.kafka.KafkaEvents;
 import dev.outboxkit.testkit.ChildJvm;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import java.time.Duration;
@@ -15,10 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 7, clock skew. Two relay JVMs whose injected clocks ({@code OutboxRelay.Builder#clock})
@@ -35,8 +31,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       before anything of their batch was sent.
  * </ul>
  */
-@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
-@MethodSource("flavors")
 class ClockSkewTest extends FaultTest {
   private static final int EVENTS = 5_000;
   private static final int SKEW_MINUTES = 7;
@@ -51,14 +45,11 @@ class ClockSkewTest extends FaultTest {
       throws Exception {
     KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = unique("Skew");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 4, Map.of());
+    String topic = createTopic(broker, type);
     long start = System.nanoTime();
     List<OutboxEvent> events = append(EVENTS, 1_000, i -> event(type, i, 200));
 
-    List<String> common = new ArrayList<>(coordinates().args());
-    common.add("--bootstrap=" + broker.bootstrapServers());
-    common.add("--lease-ms=" + LEASE.toMillis());
+    List<String> common = relayChildArgs(broker, LEASE);
     common.add("--send-timeout-ms=3000");
     common.add("--batch=100");
     common.add("--retry-percent=5");
@@ -164,39 +155,25 @@ class ClockSkewTest extends FaultTest {
       longestRetryGap = Math.max(longestRetryGap, next - e.getValue());
     }
 
-    List<ConsumerRecord<String, byte[]>> records = broker.readAll(topic);
-    Set<String> distinct = new HashSet<>();
-    for (ConsumerRecord<String, byte[]> r : records) {
-      distinct.add(KafkaEvents.eventId(r).orElseThrow().toString());
-    }
-    long lost = events.stream().filter(e -> !distinct.contains(e.id().toString())).count();
-    int duplicates = records.size() - distinct.size();
+    TopicCopies copies = TopicCopies.read(broker, topic);
+    long lost = copies.lost(events);
     // A kill at a claim may also hit the batch before it between Kafka's acknowledgement and the
     // database's (the relay claims the next batch while one is sent).
-    Map<String, Integer> copies = new HashMap<>();
-    for (ConsumerRecord<String, byte[]> r : records) {
-      copies.merge(KafkaEvents.eventId(r).orElseThrow().toString(), 1, Integer::sum);
-    }
-    Duplicates explained = Duplicates.explain(logs, copies);
-    new FaultReport(
-            "7 clock skew +-" + SKEW_MINUTES + " min",
-            database(),
-            EVENTS,
-            distinct.size(),
-            duplicates,
-            count(EventStatus.DEAD),
-            lost,
-            seconds,
-            String.join("; ", takeoverNotes)
-                + String.format(
-                    Locale.ROOT,
-                    "; %d retries asked after %d ms, sent again %.1f-%.1f s later; %d leases lost",
-                    retryAsked.size(),
-                    RETRY_AFTER_MILLIS,
-                    shortestRetryGap / 1000.0,
-                    longestRetryGap / 1000.0,
-                    explained.leaseLost))
-        .write();
+    Duplicates explained = Duplicates.explain(logs, copies.byId);
+    writeReport(
+        "7 clock skew +-" + SKEW_MINUTES + " min",
+        events,
+        copies,
+        seconds,
+        String.join("; ", takeoverNotes)
+            + String.format(
+                Locale.ROOT,
+                "; %d retries asked after %d ms, sent again %.1f-%.1f s later; %d leases lost",
+                retryAsked.size(),
+                RETRY_AFTER_MILLIS,
+                shortestRetryGap / 1000.0,
+                longestRetryGap / 1000.0,
+                explained.leaseLost));
 
     assertThat(lost).as("events missing from the topic").isZero();
     assertThat(count(EventStatus.DEAD)).isZero();

@@ -18,8 +18,6 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 1, application crash around commit (guarantee 1, atomic intent). A child JVM appends in
@@ -29,8 +27,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * every committed business row, exactly one outbox row, and no outbox row without its business row;
  * every transaction the child saw committed must be there in full.
  */
-@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
-@MethodSource("flavors")
 class CommitCrashTest extends FaultTest {
   private static final int KILLS = 20;
 

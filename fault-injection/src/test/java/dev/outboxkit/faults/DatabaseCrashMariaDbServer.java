@@ -17,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.OptionalInt;
 import org.slf4j.event.Level;
 
 /**
@@ -29,29 +28,16 @@ import org.slf4j.event.Level;
  * the data directory.
  */
 final class DatabaseCrashMariaDbServer extends DatabaseCrashServer {
-  private static final String RECOVERY_LINE = "InnoDB: Starting crash recovery";
-
-  private final Path data = dir.resolve("data");
-  private final Path logFile = dir.resolve("mariadbd.log");
   private DB db;
 
   DatabaseCrashMariaDbServer() {
-    super("mariadb");
-  }
-
-  @Override
-  Flavor flavor() {
-    return Flavor.MARIADB;
-  }
-
-  @Override
-  String adminUrl() {
-    return "jdbc:mysql://127.0.0.1:" + port + "/test";
-  }
-
-  @Override
-  String user() {
-    return "root";
+    super(
+        Flavor.MARIADB,
+        "mariadb",
+        "root",
+        "jdbc:mysql://127.0.0.1:%d/test",
+        "mariadbd.log",
+        "InnoDB: Starting crash recovery");
   }
 
   @Override
@@ -120,21 +106,6 @@ final class DatabaseCrashMariaDbServer extends DatabaseCrashServer {
     } catch (ManagedProcessException e) {
       throw new IOException("cannot stop MariaDB", e);
     }
-  }
-
-  @Override
-  protected String logTail() {
-    return tail(logFile, 30);
-  }
-
-  /** How often the log says InnoDB started over a data directory it had not shut down. */
-  @Override
-  OptionalInt crashRecoveries() throws IOException {
-    return OptionalInt.of(
-        (int)
-            Files.readAllLines(logFile, StandardCharsets.UTF_8).stream()
-                .filter(line -> line.contains(RECOVERY_LINE))
-                .count());
   }
 
   private String copyResource(String name) throws IOException {

@@ -4,12 +4,10 @@ import dev.outboxkit.testkit.Flavor;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import io.zonky.test.db.postgres.util.LinuxUtils;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -24,32 +22,18 @@ import java.util.concurrent.TimeUnit;
  * included) goes to {@code postgres.log} beside the data directory.
  */
 final class DatabaseCrashPostgresServer extends DatabaseCrashServer {
-  private static final String RECOVERY_LINE =
-      "database system was not properly shut down; automatic recovery in progress";
-
-  private final Path data = dir.resolve("data");
-  private final Path logFile = dir.resolve("postgres.log");
   private Path postgres;
   private Process process;
 
   DatabaseCrashPostgresServer() {
-    super("postgres");
+    super(
+        Flavor.POSTGRES,
+        "postgres",
+        "postgres",
+        "jdbc:postgresql://127.0.0.1:%d/postgres",
+        "postgres.log",
+        "database system was not properly shut down; automatic recovery in progress");
     Runtime.getRuntime().addShutdownHook(new Thread(this::kill9, "crashable-postgres-stop"));
-  }
-
-  @Override
-  Flavor flavor() {
-    return Flavor.POSTGRES;
-  }
-
-  @Override
-  String adminUrl() {
-    return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
-  }
-
-  @Override
-  String user() {
-    return "postgres";
   }
 
   @Override
@@ -139,21 +123,6 @@ final class DatabaseCrashPostgresServer extends DatabaseCrashServer {
       Thread.currentThread().interrupt();
       kill9();
     }
-  }
-
-  /** How often the log says PostgreSQL started over a data directory it had not shut down. */
-  @Override
-  OptionalInt crashRecoveries() throws IOException {
-    return OptionalInt.of(
-        (int)
-            Files.readAllLines(logFile, StandardCharsets.UTF_8).stream()
-                .filter(line -> line.contains(RECOVERY_LINE))
-                .count());
-  }
-
-  @Override
-  protected String logTail() {
-    return tail(logFile, 30);
   }
 
   /** Last resort (a test JVM that exits with the server up): no orphaned server outlives it. */

@@ -40,12 +40,50 @@ abstract class DatabaseCrashServer implements AutoCloseable {
   private static final Duration DEATH_TIMEOUT = Duration.ofSeconds(10);
 
   protected final Logger log = LoggerFactory.getLogger(getClass());
+
+  /** The product. */
+  final Flavor flavor;
+
+  /** The user of {@link #adminUrl}; its password is empty. */
+  final String user;
+
   protected final Path dir;
+
+  /** The data directory, in {@link #dir}. */
+  protected final Path data;
+
+  /** The server's log, in {@link #dir}. */
+  protected final Path logFile;
+
+  private final String recoveryLine;
   protected final int port;
 
-  protected DatabaseCrashServer(String name) {
+  /** A URL of an existing database in which the test may create its own. */
+  final String adminUrl;
+
+  /**
+   * @param flavor the product
+   * @param name the directory's name
+   * @param user a user with an empty password who may create databases
+   * @param adminUrl the URL of an existing database, with {@code %d} where the port goes
+   * @param logName the log file's name
+   * @param recoveryLine what the log says when the server starts with crash recovery
+   */
+  protected DatabaseCrashServer(
+      Flavor flavor,
+      String name,
+      String user,
+      String adminUrl,
+      String logName,
+      String recoveryLine) {
+    this.flavor = flavor;
+    this.user = user;
     dir = Path.of("target", "database-crash", name).toAbsolutePath();
+    data = dir.resolve("data");
+    logFile = dir.resolve(logName);
+    this.recoveryLine = recoveryLine;
     port = freePort();
+    this.adminUrl = String.format(Locale.ROOT, adminUrl, port);
   }
 
   /** What the tests learnt about one kill. */
@@ -62,15 +100,6 @@ abstract class DatabaseCrashServer implements AutoCloseable {
     }
   }
 
-  /** The product. */
-  abstract Flavor flavor();
-
-  /** A URL of an existing database in which the test may create its own. */
-  abstract String adminUrl();
-
-  /** The user of {@link #adminUrl()}; its password is empty. */
-  abstract String user();
-
   /** The file whose first line is the running server's main pid. */
   protected abstract Path pidFile();
 
@@ -86,12 +115,18 @@ abstract class DatabaseCrashServer implements AutoCloseable {
   /** Stops the server cleanly, if it runs. */
   protected abstract void stop() throws IOException;
 
-  /** Recent server log, for a failure message. */
-  protected abstract String logTail();
-
-  /** How often the server's log says it started with crash recovery, if it can tell. */
+  /** How often the server's log says it started over a data directory it had not shut down. */
   OptionalInt crashRecoveries() throws IOException {
-    return OptionalInt.empty();
+    return OptionalInt.of(
+        (int)
+            Files.readAllLines(logFile, StandardCharsets.UTF_8).stream()
+                .filter(line -> line.contains(recoveryLine))
+                .count());
+  }
+
+  /** Recent server log, for a failure message. */
+  private String logTail() {
+    return tail(logFile, 30);
   }
 
   /** Prepares a fresh data directory and starts the server; returns once it takes connections. */
@@ -166,7 +201,7 @@ abstract class DatabaseCrashServer implements AutoCloseable {
       if (!launchedAlive()) {
         throw new IllegalStateException(this + " died while starting; its log ends:\n" + logTail());
       }
-      try (Connection c = DriverManager.getConnection(adminUrl(), user(), "");
+      try (Connection c = DriverManager.getConnection(adminUrl, user, "");
           Statement s = c.createStatement()) {
         s.execute("SELECT 1");
         return;
@@ -249,6 +284,6 @@ abstract class DatabaseCrashServer implements AutoCloseable {
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "crashable %s on port %d", flavor(), port);
+    return String.format(Locale.ROOT, "crashable %s on port %d", flavor, port);
   }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.RecordingListener;
-import dev.outboxkit.kafka.KafkaEvents;
 import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.JdbcUrlServer;
@@ -13,18 +12,14 @@ import dev.outboxkit.testkit.TestDatabase;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 5, the database server crashes under the relay. While two relays drain a backlog to
@@ -44,8 +39,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>Unlike the other scenarios this one needs a server of its own (the shared ones must never be
  * killed), so it replaces {@link FaultTest}'s database with one on a {@link DatabaseCrashServer}.
  */
-@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
-@MethodSource("flavors")
 class DatabaseCrashTest extends FaultTest {
   private static final int EVENTS = 20_000;
   private static final int CRASHES = 3;
@@ -65,7 +58,7 @@ class DatabaseCrashTest extends FaultTest {
   protected TestDatabase newDatabase(String name) {
     server = newServer();
     server.start();
-    return new JdbcUrlServer(flavor(), server.toString(), server.adminUrl(), server.user(), "")
+    return new JdbcUrlServer(flavor(), server.toString(), server.adminUrl, server.user, "")
         .createDatabase(name);
   }
 
@@ -85,8 +78,7 @@ class DatabaseCrashTest extends FaultTest {
   void loses_nothing_when_the_database_server_is_killed_and_restarted_mid_drain() throws Exception {
     KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = unique("Parcel");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 4, Map.of());
+    String topic = createTopic(broker, type);
     long start = System.nanoTime();
     List<OutboxEvent> events = append(EVENTS, 1_000, i -> event(type, i, 500));
     long logMark = TestLog.mark();
@@ -112,13 +104,9 @@ class DatabaseCrashTest extends FaultTest {
     double seconds = secondsSince(start);
 
     Map<EventStatus, Long> statuses = statuses();
-    List<ConsumerRecord<String, byte[]>> records = broker.readAll(topic);
-    Map<UUID, Integer> copies = new HashMap<>();
-    for (ConsumerRecord<String, byte[]> r : records) {
-      copies.merge(KafkaEvents.eventId(r).orElseThrow(), 1, Integer::sum);
-    }
-    long lost = events.stream().filter(e -> !copies.containsKey(e.id())).count();
-    int duplicates = records.size() - copies.size();
+    TopicCopies copies = TopicCopies.read(broker, topic);
+    long lost = copies.lost(events);
+    int duplicates = copies.duplicates();
     // Where the duplicates come from. Every copy on the topic was acknowledged (the relay saw its
     // PUBLISHED update commit) or not. An acknowledgement that never committed (the server died
     // under it, three times) leaves its rows to go again once their lease runs out. One that
@@ -130,9 +118,9 @@ class DatabaseCrashTest extends FaultTest {
     long undone = 0;
     long heldUnseen = 0;
     List<String> unbacked = new ArrayList<>();
-    for (Map.Entry<UUID, Integer> e : copies.entrySet()) {
+    for (Map.Entry<String, Integer> e : copies.byId.entrySet()) {
       int delivered = e.getValue();
-      int acknowledged = acks.published.getOrDefault(e.getKey(), 0);
+      int acknowledged = acks.published.getOrDefault(UUID.fromString(e.getKey()), 0);
       if (acknowledged > delivered) {
         unbacked.add(e.getKey() + " (" + acknowledged + " acks, " + delivered + " copies)");
       }
@@ -148,7 +136,7 @@ class DatabaseCrashTest extends FaultTest {
             "5 database crash",
             database(),
             EVENTS,
-            copies.size(),
+            copies.distinct(),
             duplicates,
             statuses.getOrDefault(EventStatus.DEAD, 0L),
             lost,

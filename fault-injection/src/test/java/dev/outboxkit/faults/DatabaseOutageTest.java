@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.RecordingListener;
-import dev.outboxkit.kafka.KafkaEvents;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import java.sql.Connection;
@@ -15,16 +14,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 4, database outage under the relay. While two relays drain a backlog to Kafka, the
@@ -38,8 +32,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * test database is a database of its own, so its sessions ({@code processlist.db}) are the target;
  * that includes the test's own pooled connections, whose reads retry.
  */
-@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
-@MethodSource("flavors")
 class DatabaseOutageTest extends FaultTest {
   private static final int EVENTS = 20_000;
   private static final int REFILL = 5_000;
@@ -53,8 +45,7 @@ class DatabaseOutageTest extends FaultTest {
       throws Exception {
     KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = unique("Invoice");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 4, Map.of());
+    String topic = createTopic(broker, type);
     long start = System.nanoTime();
     List<OutboxEvent> events = new ArrayList<>(append(EVENTS, 1_000, i -> event(type, i, 500)));
     String tag = unique("okfi_cut_").toLowerCase(Locale.ROOT);
@@ -88,13 +79,9 @@ class DatabaseOutageTest extends FaultTest {
         .containsEntry(EventStatus.IN_FLIGHT, 0L)
         .containsEntry(EventStatus.PENDING, 0L)
         .containsEntry(EventStatus.DEAD, 0L);
-    List<ConsumerRecord<String, byte[]>> records = broker.readAll(topic);
-    Map<String, Integer> copies = new HashMap<>();
-    for (ConsumerRecord<String, byte[]> r : records) {
-      copies.merge(KafkaEvents.eventId(r).orElseThrow().toString(), 1, Integer::sum);
-    }
-    long lost = events.stream().filter(e -> !copies.containsKey(e.id().toString())).count();
-    int duplicates = records.size() - copies.size();
+    TopicCopies copies = TopicCopies.read(broker, topic);
+    long lost = copies.lost(events);
+    int duplicates = copies.duplicates();
 
     // What the relays said about it.
     int dbErrors = TestLog.linesSince(logMark, "[cut-", "database error, retrying in").size();
@@ -106,30 +93,25 @@ class DatabaseOutageTest extends FaultTest {
         abandonedAckEvents += Integer.parseInt(m.group(1));
       }
     }
-    new FaultReport(
-            "4 database outage",
-            database(),
-            events.size(),
-            copies.size(),
-            duplicates,
-            count(EventStatus.DEAD),
-            lost,
-            seconds,
-            cut
-                + " connections cut in "
-                + rounds
-                + " rounds ("
-                + refills
-                + " refills of "
-                + REFILL
-                + " events while cutting); relays logged "
-                + dbErrors
-                + " database errors and "
-                + ackRetries
-                + " failed acknowledgement tries; "
-                + abandonedAckEvents
-                + " events' acknowledgements abandoned")
-        .write();
+    writeReport(
+        "4 database outage",
+        events,
+        copies,
+        seconds,
+        cut
+            + " connections cut in "
+            + rounds
+            + " rounds ("
+            + refills
+            + " refills of "
+            + REFILL
+            + " events while cutting); relays logged "
+            + dbErrors
+            + " database errors and "
+            + ackRetries
+            + " failed acknowledgement tries; "
+            + abandonedAckEvents
+            + " events' acknowledgements abandoned");
 
     assertThat(lost).as("events missing from the topic").isZero();
     assertThat(rounds).as("rounds that cut relay connections").isGreaterThanOrEqualTo(MIN_CUTS);

@@ -35,16 +35,21 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What every scenario needs: a fresh database of the run's flavour (each scenario runs once per
- * flavour of {@link #flavors()}) with the outbox table, a seeded {@link Random} (the seed is
- * logged; {@code -Dfaults.seed=} replays a run), things to close after each test (child JVMs first,
- * they are registered last), and waits that poll the database through connection failures.
+ * What every scenario needs: a fresh database of the run's flavour (each scenario is a class
+ * parameterized by flavour, run once per flavour of {@link #flavors()}) with the outbox table, a
+ * seeded {@link Random} (the seed is logged; {@code -Dfaults.seed=} replays a run), things to close
+ * after each test (child JVMs first, they are registered last), and waits that poll the database
+ * through connection failures.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("flavors")
 abstract class FaultTest {
   protected final Logger log = LoggerFactory.getLogger(getClass());
 
@@ -133,6 +138,17 @@ abstract class FaultTest {
     return closeLater(ChildJvm.start(flavor() + "-" + name, main, jvm, args));
   }
 
+  /**
+   * The arguments every {@link RelayChild} of a scenario shares: this test's database, the broker
+   * and the lease; the caller adds its own.
+   */
+  protected List<String> relayChildArgs(KafkaTestBroker broker, Duration lease) {
+    List<String> args = new ArrayList<>(coordinates().args());
+    args.add("--bootstrap=" + broker.bootstrapServers());
+    args.add("--lease-ms=" + lease.toMillis());
+    return args;
+  }
+
   /** {@code common} followed by {@code more}. */
   protected static List<String> with(List<String> common, String... more) {
     List<String> args = new ArrayList<>(common);
@@ -209,6 +225,39 @@ abstract class FaultTest {
         .payload("{\"aggregate\":\"" + aggregate + "\",\"n\":" + i + "}")
         .header("n", Integer.toString(i))
         .build();
+  }
+
+  /**
+   * Creates the topic of four partitions the relays' Kafka transport sends events of {@code type}
+   * to, and returns its name.
+   */
+  protected static String createTopic(KafkaTestBroker broker, String type) {
+    String topic = "outbox.event." + type;
+    broker.createTopic(topic, 4, Map.of());
+    return topic;
+  }
+
+  /**
+   * Appends the scenario's row to the fault results: how many of the appended events the topic
+   * holds, its extra copies, the table's DEAD count and the events lost.
+   */
+  protected void writeReport(
+      String scenario,
+      List<OutboxEvent> appended,
+      TopicCopies copies,
+      double seconds,
+      String notes) {
+    new FaultReport(
+            scenario,
+            database(),
+            appended.size(),
+            copies.distinct(),
+            copies.duplicates(),
+            count(EventStatus.DEAD),
+            copies.lost(appended),
+            seconds,
+            notes)
+        .write();
   }
 
   /** A name unique within this JVM, usable as a Kafka topic suffix and aggregate type. */

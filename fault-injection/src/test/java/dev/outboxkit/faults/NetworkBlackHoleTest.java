@@ -22,12 +22,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The network path between a relay and its database goes dead — no FIN, no RST: a dropped NAT
@@ -42,8 +41,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * rows still read PENDING, are skipped as locked, and no lease ever expires. With them, the server
  * ends the idle transaction after {@code statementTimeout} and the rows are free again.
  */
-@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
-@MethodSource("flavors")
 class NetworkBlackHoleTest extends FaultTest {
   private static final int EVENTS = 1_040;
   private static final int AGGREGATES = 20;
@@ -133,29 +130,15 @@ class NetworkBlackHoleTest extends FaultTest {
         marker == null ? holedPool : StatementHook.after(holedPool, marker, blackHole);
     long logMark = TestLog.mark();
     OutboxRelay holedRelay =
-        closeLater(
-            OutboxRelay.builder(holedDs, holedTransport)
-                .name("holed")
-                .leaseDuration(lease)
-                .sendTimeout(Duration.ofSeconds(3))
-                .statementTimeout(STATEMENT_TIMEOUT)
-                .shutdownTimeout(Duration.ofSeconds(2))
-                .build());
-    holedRelay.start();
+        startRelay(
+            holedDs, holedTransport, "holed", lease, b -> b.shutdownTimeout(Duration.ofSeconds(2)));
     assertThat(holed.await(30, TimeUnit.SECONDS)).as("the fault struck").isTrue();
     long struck = System.nanoTime();
 
     HikariDataSource directPool = closeLater(pool("direct", coordinates().url));
     OutboxRelay direct =
-        closeLater(
-            OutboxRelay.builder(directPool, broker)
-                .name("direct")
-                .leaseDuration(lease)
-                .sendTimeout(Duration.ofSeconds(3))
-                .statementTimeout(STATEMENT_TIMEOUT)
-                .pollInterval(Duration.ofMillis(100))
-                .build());
-    direct.start();
+        startRelay(
+            directPool, broker, "direct", lease, b -> b.pollInterval(Duration.ofMillis(100)));
 
     // The stalled worker gives up its socket read after the network timeout and says so.
     Await.until(
@@ -211,6 +194,29 @@ class NetworkBlackHoleTest extends FaultTest {
     proxy.cutAll();
     proxy.resume();
     return run;
+  }
+
+  /**
+   * Starts a relay with the statement timeout under test, a send timeout of 3 s and {@code more},
+   * closed after the test.
+   */
+  private OutboxRelay startRelay(
+      DataSource ds,
+      Transport transport,
+      String name,
+      Duration lease,
+      UnaryOperator<OutboxRelay.Builder> more) {
+    OutboxRelay relay =
+        closeLater(
+            more.apply(
+                    OutboxRelay.builder(ds, transport)
+                        .name(name)
+                        .leaseDuration(lease)
+                        .sendTimeout(Duration.ofSeconds(3))
+                        .statementTimeout(STATEMENT_TIMEOUT))
+                .build());
+    relay.start();
+    return relay;
   }
 
   private static TcpProxy proxyTo(String url) throws Exception {

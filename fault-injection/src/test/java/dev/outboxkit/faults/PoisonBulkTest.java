@@ -24,8 +24,6 @@ import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 6, poison in bulk (guarantee 5 from the other side: an event-specific permanent failure
@@ -45,8 +43,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ordered mode (the default) and each poison event is the only event of its aggregate, so its
  * quarantine holds back nothing else.
  */
-@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
-@MethodSource("flavors")
 class PoisonBulkTest extends FaultTest {
   // 100 poison events among 9,900 healthy ones per run: enough to see each quarantined exactly,
   // in four runs (two of them the clean baseline of a ratio that is only reported).

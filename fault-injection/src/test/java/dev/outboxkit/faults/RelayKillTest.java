@@ -4,20 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
-import dev.outboxkit.kafka.KafkaEvents;
 import dev.outboxkit.testkit.ChildJvm;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 2, relay killed mid-batch (guarantee 2). Two relay JVMs drain a backlog to Kafka; one of
@@ -32,8 +27,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * although it took the record, or the lease was lost). No event is sent again after a relay
  * recorded it PUBLISHED.
  */
-@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
-@MethodSource("flavors")
 class RelayKillTest extends FaultTest {
   private static final int EVENTS = 50_000;
   // Many aggregates, so that a restarted relay finds heads to claim: in ordered mode the steady
@@ -64,15 +57,12 @@ class RelayKillTest extends FaultTest {
       throws Exception {
     KafkaTestBroker broker = KafkaTestBroker.shared();
     String type = unique("Transfer");
-    String topic = "outbox.event." + type;
-    broker.createTopic(topic, 4, Map.of());
+    String topic = createTopic(broker, type);
     long start = System.nanoTime();
     List<OutboxEvent> events = append(EVENTS, 1_000, i -> event(type, i, AGGREGATES));
     log.info("[{}] {} events appended in {} s", flavor(), EVENTS, secondsSince(start));
 
-    List<String> common = new ArrayList<>(coordinates().args());
-    common.add("--bootstrap=" + broker.bootstrapServers());
-    common.add("--lease-ms=" + LEASE.toMillis());
+    List<String> common = relayChildArgs(broker, LEASE);
     common.add("--batch=200");
     List<RelayLog> logs = new ArrayList<>();
     Map<String, Integer> kills = new TreeMap<>();
@@ -141,50 +131,41 @@ class RelayKillTest extends FaultTest {
         .containsEntry(EventStatus.PENDING, 0L)
         .containsEntry(EventStatus.DEAD, 0L);
 
-    List<ConsumerRecord<String, byte[]>> records = broker.readAll(topic);
-    Map<String, Integer> copies = new HashMap<>();
-    for (ConsumerRecord<String, byte[]> r : records) {
-      copies.merge(KafkaEvents.eventId(r).orElseThrow().toString(), 1, Integer::sum);
-    }
-    long lost = events.stream().filter(e -> !copies.containsKey(e.id().toString())).count();
+    TopicCopies copies = TopicCopies.read(broker, topic);
+    long lost = copies.lost(events);
 
-    Duplicates explained = Duplicates.explain(logs, copies);
-    int duplicates = records.size() - copies.size();
+    Duplicates explained = Duplicates.explain(logs, copies.byId);
+    int duplicates = copies.duplicates();
     log.info(
         "[{}] {} records for {} events: {} duplicates; duplicated ids: {} acknowledged by Kafka"
             + " before a kill, {} in flight at a kill, {} sent by a live relay and not confirmed"
             + " to it, {} unexplained; kills {}",
         flavor(),
-        records.size(),
-        copies.size(),
+        copies.records,
+        copies.distinct(),
         duplicates,
         explained.ackedBeforeKill,
         explained.inFlightAtKill,
         explained.unconfirmedLive,
         explained.unexplained.size(),
         kills);
-    new FaultReport(
-            "2 relay killed mid-batch",
-            database(),
-            EVENTS,
-            copies.size(),
-            duplicates,
-            count(EventStatus.DEAD),
-            lost,
-            seconds,
-            "SIGKILLs "
-                + kills
-                + "; duplicated ids: "
-                + explained.ackedBeforeKill
-                + " broker-acked before the DB ack, "
-                + explained.inFlightAtKill
-                + " in flight at the kill, "
-                + explained.unconfirmedLive
-                + " not confirmed to a live relay, "
-                + explained.unexplained.size()
-                + " unexplained; lease lost by live relays: "
-                + explained.leaseLost)
-        .write();
+    writeReport(
+        "2 relay killed mid-batch",
+        events,
+        copies,
+        seconds,
+        "SIGKILLs "
+            + kills
+            + "; duplicated ids: "
+            + explained.ackedBeforeKill
+            + " broker-acked before the DB ack, "
+            + explained.inFlightAtKill
+            + " in flight at the kill, "
+            + explained.unconfirmedLive
+            + " not confirmed to a live relay, "
+            + explained.unexplained.size()
+            + " unexplained; lease lost by live relays: "
+            + explained.leaseLost);
 
     assertThat(lost).as("events missing from the topic").isZero();
     assertThat(explained.unexplained).as("duplicates no unrecorded send explains").isEmpty();

@@ -32,6 +32,14 @@ class EventFieldsContractTest extends RelayDatabaseTest {
   /** One character outside the Basic Multilingual Plane: two UTF-16 units, four UTF-8 bytes. */
   private static final String ROCKET = "\uD83D\uDE80";
 
+  private static OutboxEvent occurredAndExpiring(String id, Instant occurred, Instant expires) {
+    return OutboxEvent.builder("Order", id, "OrderPlaced")
+        .occurredAt(occurred)
+        .expiresAt(expires)
+        .payload("{}")
+        .build();
+  }
+
   private List<OutboxEvent> readAll() throws SQLException {
     List<OutboxEvent> events = new ArrayList<>();
     try (Connection c = ds.getConnection();
@@ -81,17 +89,9 @@ class EventFieldsContractTest extends RelayDatabaseTest {
   @Test
   void the_time_limits_themselves_are_stored_and_read_back() throws Exception {
     OutboxEvent widest =
-        OutboxEvent.builder("Order", "widest", "OrderPlaced")
-            .occurredAt(OutboxEvent.EARLIEST_INSTANT)
-            .expiresAt(OutboxEvent.LATEST_INSTANT)
-            .payload("{}")
-            .build();
+        occurredAndExpiring("widest", OutboxEvent.EARLIEST_INSTANT, OutboxEvent.LATEST_INSTANT);
     OutboxEvent expired =
-        OutboxEvent.builder("Order", "expired", "OrderPlaced")
-            .occurredAt(OutboxEvent.LATEST_INSTANT)
-            .expiresAt(OutboxEvent.EARLIEST_INSTANT)
-            .payload("{}")
-            .build();
+        occurredAndExpiring("expired", OutboxEvent.LATEST_INSTANT, OutboxEvent.EARLIEST_INSTANT);
     OutboxEvent longestDelay =
         OutboxEvent.builder("Order", "later", "OrderPlaced")
             .delay(OutboxEvent.MAX_DELAY)

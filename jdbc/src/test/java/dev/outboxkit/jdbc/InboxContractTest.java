@@ -42,6 +42,15 @@ class InboxContractTest extends DatabaseTest {
     execute("DELETE FROM outbox_inbox");
   }
 
+  /** One delivery in a transaction of its own that commits; whether it applied the effect. */
+  private boolean deliverAndCommit(UUID id) throws Exception {
+    try (Connection c = transaction()) {
+      boolean applied = consume(c, id, 10);
+      c.commit();
+      return applied;
+    }
+  }
+
   /** The consumer: apply the effect once per event id. Returns whether it applied it. */
   private boolean consume(Connection c, UUID eventId, int amount) throws SQLException {
     if (!inbox.markProcessed(c, "billing", eventId)) {
@@ -88,10 +97,7 @@ class InboxContractTest extends DatabaseTest {
   @Test
   void the_effect_and_the_inbox_row_commit_together() throws Exception {
     UUID id = UUID.randomUUID();
-    try (Connection c = transaction()) {
-      assertThat(consume(c, id, 10)).isTrue();
-      c.commit();
-    }
+    assertThat(deliverAndCommit(id)).isTrue();
     assertThat(effects()).isEqualTo(1);
     assertThat(count("SELECT COUNT(*) FROM outbox_inbox")).isEqualTo(1);
   }
@@ -100,10 +106,7 @@ class InboxContractTest extends DatabaseTest {
   void a_second_delivery_of_the_same_event_is_skipped() throws Exception {
     UUID id = UUID.randomUUID();
     for (int delivery = 0; delivery < 3; delivery++) {
-      try (Connection c = transaction()) {
-        consume(c, id, 10);
-        c.commit();
-      }
+      deliverAndCommit(id);
     }
     assertThat(effects()).isEqualTo(1);
   }
@@ -127,10 +130,7 @@ class InboxContractTest extends DatabaseTest {
       c.rollback(); // e.g. the effect failed further on
     }
     assertThat(effects()).isZero();
-    try (Connection c = transaction()) {
-      assertThat(consume(c, id, 10)).isTrue();
-      c.commit();
-    }
+    assertThat(deliverAndCommit(id)).isTrue();
     assertThat(effects()).isEqualTo(1);
   }
 
@@ -152,15 +152,7 @@ class InboxContractTest extends DatabaseTest {
                 }
               });
       assertThat(firstMarked.await(10, TimeUnit.SECONDS)).isTrue();
-      Future<Boolean> second =
-          pool.submit(
-              () -> {
-                try (Connection c = transaction()) {
-                  boolean applied = consume(c, id, 10);
-                  c.commit();
-                  return applied;
-                }
-              });
+      Future<Boolean> second = pool.submit(() -> deliverAndCommit(id));
       assertThat(first.get(10, TimeUnit.SECONDS)).isTrue();
       assertThat(second.get(10, TimeUnit.SECONDS)).isFalse();
     } finally {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.SendResult;
+import dev.outboxkit.Transport;
 import dev.outboxkit.testing.RecordingTransport;
 import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.Flavor;
@@ -24,6 +25,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -62,16 +64,13 @@ class RetentionContractTest extends RelayDatabaseTest {
     RecordingListener listener = new RecordingListener();
     RecordingTransport transport = new RecordingTransport();
 
-    try (OutboxRelay relay =
-        relay(transport, "keeper")
-            .retention(Duration.ofHours(1))
-            .retentionInterval(Duration.ofMillis(100))
-            .listener(listener)
-            .build()) {
-      relay.start();
-      awaitPasses(listener, 2);
+    OutboxRelay relay =
+        startPurging(transport, "keeper", listener, b -> b.retention(Duration.ofHours(1)));
+    try {
       // The passes are the retention thread's; the live rows go out on the worker's own time.
       awaitPublished(loaded.young + live.size(), Duration.ofSeconds(30));
+    } finally {
+      relay.close();
     }
 
     assertThat(listener.purgedEvents.get()).isEqualTo(loaded.oldFinished);
@@ -96,15 +95,12 @@ class RetentionContractTest extends RelayDatabaseTest {
         .isZero();
     RecordingListener listener = new RecordingListener();
 
-    try (OutboxRelay relay =
-        relay(new RecordingTransport(), "dead-keeper")
-            .deadRetention(Duration.ofDays(1))
-            .retentionInterval(Duration.ofMillis(100))
-            .listener(listener)
-            .build()) {
-      relay.start();
-      awaitPasses(listener, 2);
-    }
+    startPurging(
+            new RecordingTransport(),
+            "dead-keeper",
+            listener,
+            b -> b.deadRetention(Duration.ofDays(1)))
+        .close();
 
     // Only the loaded DEAD row is older than a day; finished rows are kept without retention().
     assertThat(listener.purgedEvents.get()).isEqualTo(1);
@@ -136,16 +132,13 @@ class RetentionContractTest extends RelayDatabaseTest {
     }
     RecordingListener listener = new RecordingListener();
 
-    try (OutboxRelay relay =
-        relay(new RecordingTransport(), "inbox-keeper")
-            .inboxRetention(inbox, Duration.ofMillis(1))
-            .retentionInterval(Duration.ofMillis(100))
-            .listener(listener)
-            .build()) {
-      Thread.sleep(5);
-      relay.start();
-      awaitPasses(listener, 2);
-    }
+    Thread.sleep(5);
+    startPurging(
+            new RecordingTransport(),
+            "inbox-keeper",
+            listener,
+            b -> b.inboxRetention(inbox, Duration.ofMillis(1)))
+        .close();
 
     assertThat(listener.purgedInboxRows.get()).isEqualTo(5);
     assertThat(count("SELECT COUNT(*) FROM outbox_inbox")).isZero();
@@ -255,6 +248,31 @@ class RetentionContractTest extends RelayDatabaseTest {
       this.oldFinished = oldFinished;
       this.young = young;
       this.dead = dead;
+    }
+  }
+
+  /**
+   * Starts a relay purging every 100 ms as {@code retention} has it, and returns it once {@code
+   * listener} heard two purge passes; the caller closes it.
+   */
+  private OutboxRelay startPurging(
+      Transport transport,
+      String name,
+      RecordingListener listener,
+      UnaryOperator<OutboxRelay.Builder> retention) {
+    OutboxRelay relay =
+        retention
+            .apply(relay(transport, name))
+            .retentionInterval(Duration.ofMillis(100))
+            .listener(listener)
+            .build();
+    try {
+      relay.start();
+      awaitPasses(listener, 2);
+      return relay;
+    } catch (RuntimeException | Error e) {
+      relay.close();
+      throw e;
     }
   }
 

@@ -37,15 +37,11 @@ class LoggingBindingTest {
                 + "  </appender>\n"
                 + "  <root level=\"INFO\"><appender-ref ref=\"out\"/></root>\n"
                 + "</configuration>\n");
-    Child child =
-        run(
-            "logback-1.2",
-            List.of("slf4j-api", "logback-classic", "logback-core"),
-            List.of("-Dlogback.configurationFile=" + config.toAbsolutePath()));
-
-    assertThat(child.stdout)
-        .as(child.describe())
-        .anyMatch(l -> l.startsWith("logback-1.2 INFO " + RELAY_LINE));
+    assertRelayLogsThrough(
+        "logback-1.2",
+        List.of("slf4j-api", "logback-classic", "logback-core"),
+        List.of("-Dlogback.configurationFile=" + config.toAbsolutePath()),
+        "logback-1.2 INFO ");
   }
 
   @Test
@@ -57,32 +53,24 @@ class LoggingBindingTest {
                 + "log4j.appender.out=org.apache.log4j.ConsoleAppender\n"
                 + "log4j.appender.out.layout=org.apache.log4j.PatternLayout\n"
                 + "log4j.appender.out.layout.ConversionPattern=reload4j %p %c - %m%n\n");
-    Child child =
-        run(
-            "reload4j",
-            List.of("slf4j-api", "slf4j-reload4j", "reload4j"),
-            List.of("-Dlog4j.configuration=" + config.toAbsolutePath().toUri()));
-
-    assertThat(child.stdout)
-        .as(child.describe())
-        .anyMatch(l -> l.startsWith("reload4j INFO " + RELAY_LINE));
+    assertRelayLogsThrough(
+        "reload4j",
+        List.of("slf4j-api", "slf4j-reload4j", "reload4j"),
+        List.of("-Dlog4j.configuration=" + config.toAbsolutePath().toUri()),
+        "reload4j INFO ");
   }
 
   @Test
   void relay_logs_through_an_slf4j_2_provider_when_the_application_declares_slf4j_api_2()
       throws Exception {
-    Child child =
-        run(
-            "slf4j-simple-2",
-            List.of("slf4j-api-2", "slf4j-simple"),
-            List.of(
-                "-Dorg.slf4j.simpleLogger.logFile=System.out",
-                "-Dorg.slf4j.simpleLogger.showThreadName=false",
-                "-Dorg.slf4j.simpleLogger.levelInBrackets=true"));
-
-    assertThat(child.stdout)
-        .as(child.describe())
-        .anyMatch(l -> l.startsWith("[INFO] " + RELAY_LINE));
+    assertRelayLogsThrough(
+        "slf4j-simple-2",
+        List.of("slf4j-api-2", "slf4j-simple"),
+        List.of(
+            "-Dorg.slf4j.simpleLogger.logFile=System.out",
+            "-Dorg.slf4j.simpleLogger.showThreadName=false",
+            "-Dorg.slf4j.simpleLogger.levelInBrackets=true"),
+        "[INFO] ");
   }
 
   /** Why the README tells applications on slf4j 2 to declare their slf4j-api 2.x themselves. */
@@ -102,6 +90,16 @@ class LoggingBindingTest {
   private static Path write(String name, String text) throws IOException {
     Files.createDirectories(DIR);
     return Files.writeString(DIR.resolve(name), text, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Runs {@link RelayLogsOnce} with the binding's jars and options, and finds the relay's line in
+   * the binding's pattern, which starts with {@code prefix}.
+   */
+  private static void assertRelayLogsThrough(
+      String name, List<String> jars, List<String> options, String prefix) throws Exception {
+    Child child = run(name, jars, options);
+    assertThat(child.stdout).as(child.describe()).anyMatch(l -> l.startsWith(prefix + RELAY_LINE));
   }
 
   /** Runs {@link RelayLogsOnce} on the OutboxKit jars, H2 and the named jars; waits for its end. */

@@ -89,14 +89,8 @@ class DerbyRelayTest {
   @Test
   void three_relays_claiming_at_once_deliver_every_event_exactly_once() throws SQLException {
     List<OutboxEvent> appended = append(3_000, 100);
-    RecordingTransport transport = new RecordingTransport();
+    RecordingTransport transport = drainWithThreeRelays(appended, "unordered", false);
 
-    for (int r = 0; r < 3; r++) {
-      relay(transport, "unordered-" + r, b -> b.ordered(false).batchSize(25)).start();
-    }
-    awaitPublished(appended.size());
-
-    assertThat(transport.attempts()).hasSize(appended.size());
     assertThat(transport.deliveredEvents()).containsExactlyInAnyOrderElementsOf(appended);
     assertThat(admin().countByStatus())
         .containsEntry(EventStatus.PUBLISHED, (long) appended.size())
@@ -111,14 +105,8 @@ class DerbyRelayTest {
   @Test
   void three_ordered_relays_keep_each_aggregates_append_order() throws SQLException {
     List<OutboxEvent> appended = append(1_000, 20);
-    RecordingTransport transport = new RecordingTransport();
+    RecordingTransport transport = drainWithThreeRelays(appended, "ordered", true);
 
-    for (int r = 0; r < 3; r++) {
-      relay(transport, "ordered-" + r, b -> b.ordered(true).batchSize(25)).start();
-    }
-    awaitPublished(appended.size());
-
-    assertThat(transport.attempts()).hasSize(appended.size());
     assertThat(byAggregate(transport.deliveredEvents())).isEqualTo(byAggregate(appended));
   }
 
@@ -168,6 +156,21 @@ class DerbyRelayTest {
         .payload("{\"n\":" + n + "}")
         .header("n", Integer.toString(n))
         .build();
+  }
+
+  /**
+   * Starts three relays claiming batches of 25 at once, waits until they published the appended
+   * events, checks each was sent once, and returns the transport they shared.
+   */
+  private RecordingTransport drainWithThreeRelays(
+      List<OutboxEvent> appended, String name, boolean ordered) {
+    RecordingTransport transport = new RecordingTransport();
+    for (int r = 0; r < 3; r++) {
+      relay(transport, name + "-" + r, b -> b.ordered(ordered).batchSize(25)).start();
+    }
+    awaitPublished(appended.size());
+    assertThat(transport.attempts()).hasSize(appended.size());
+    return transport;
   }
 
   private OutboxRelay relay(

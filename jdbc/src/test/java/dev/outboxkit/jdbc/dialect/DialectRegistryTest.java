@@ -12,6 +12,7 @@ import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.jdbc.OutboxStorageException;
 import dev.outboxkit.testing.RecordingTransport;
+import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -66,33 +67,29 @@ class DialectRegistryTest {
   @Test
   void an_unknown_database_is_told_the_presets_and_how_to_add_a_dialect() {
     DatabaseMetaData acme =
-        (DatabaseMetaData)
-            Proxy.newProxyInstance(
-                getClass().getClassLoader(),
-                new Class<?>[] {DatabaseMetaData.class},
-                (proxy, method, args) -> {
-                  switch (method.getName()) {
-                    case "getDatabaseProductName":
-                      return "Acme DB";
-                    case "getDatabaseProductVersion":
-                      return "7.1";
-                    case "getURL":
-                      return "jdbc:acme://localhost/x";
-                    default:
-                      throw new UnsupportedOperationException(method.getName());
-                  }
-                });
-    Connection connection =
-        (Connection)
-            Proxy.newProxyInstance(
-                getClass().getClassLoader(),
-                new Class<?>[] {Connection.class},
-                (proxy, method, args) -> {
-                  if (method.getName().equals("getMetaData")) {
-                    return acme;
-                  }
+        fake(
+            DatabaseMetaData.class,
+            (proxy, method, args) -> {
+              switch (method.getName()) {
+                case "getDatabaseProductName":
+                  return "Acme DB";
+                case "getDatabaseProductVersion":
+                  return "7.1";
+                case "getURL":
+                  return "jdbc:acme://localhost/x";
+                default:
                   throw new UnsupportedOperationException(method.getName());
-                });
+              }
+            });
+    Connection connection =
+        fake(
+            Connection.class,
+            (proxy, method, args) -> {
+              if (method.getName().equals("getMetaData")) {
+                return acme;
+              }
+              throw new UnsupportedOperationException(method.getName());
+            });
 
     assertThatThrownBy(() -> DialectRegistry.detect(connection))
         .isInstanceOf(OutboxConfigurationException.class)
@@ -138,5 +135,12 @@ class DialectRegistryTest {
     try (Connection c = ds.getConnection()) {
       assertThat(c.isValid(1)).isTrue(); // nothing was lost: the row is still there, PENDING
     }
+  }
+
+  /** An implementation of {@code type} whose every method {@code answers}. */
+  private static <T> T fake(Class<T> type, InvocationHandler answers) {
+    return type.cast(
+        Proxy.newProxyInstance(
+            DialectRegistryTest.class.getClassLoader(), new Class<?>[] {type}, answers));
   }
 }

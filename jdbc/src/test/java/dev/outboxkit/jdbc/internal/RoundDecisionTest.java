@@ -80,10 +80,9 @@ class RoundDecisionTest {
       long delayMillis,
       boolean outage,
       boolean answered) {
-    RoundDecision decision = decision(true, false, false, 3);
-    RoundDecision.Round round = decision.prepare(List.of(claimed(1, "A", 0, 1)));
-
-    RoundDecision.Decided decided = decision.decide(round, outcome(result, 1), false);
+    RoundDecision.Decided decided =
+        decideRound(
+            decision(true, false, false, 3), List.of(claimed(1, "A", 0, 1)), outcome(result, 1));
 
     Ack ack = decided.acks.get(0);
     assertThat(ack.kind()).isEqualTo(kind);
@@ -99,10 +98,9 @@ class RoundDecisionTest {
 
   @Test
   void a_retry_past_the_budget_is_dead_naming_the_attempts() {
-    RoundDecision decision = decision(true, false, false, 3);
-    RoundDecision.Round round = decision.prepare(List.of(claimed(1, "A", 0, 3)));
-
-    RoundDecision.Decided decided = decision.decide(round, outcome("retry", 1), false);
+    RoundDecision.Decided decided =
+        decideRound(
+            decision(true, false, false, 3), List.of(claimed(1, "A", 0, 3)), outcome("retry", 1));
 
     assertThat(decided.acks.get(0).kind()).isEqualTo(Ack.Kind.DEAD);
     assertThat(decided.acks.get(0).error()).startsWith("gave up after 3 attempts: ");
@@ -171,11 +169,11 @@ class RoundDecisionTest {
 
   @Test
   void a_uniform_retry_with_a_delay_keeps_the_delay() {
-    RoundDecision decision = decision(false, false, false, 3);
-    RoundDecision.Round round =
-        decision.prepare(List.of(claimed(1, "A", 0, 1), claimed(2, "B", 0, 1)));
-
-    RoundDecision.Decided decided = decision.decide(round, outcome("retry after 2s", 2), false);
+    RoundDecision.Decided decided =
+        decideRound(
+            decision(false, false, false, 3),
+            List.of(claimed(1, "A", 0, 1), claimed(2, "B", 0, 1)),
+            outcome("retry after 2s", 2));
 
     assertThat(kinds(decided)).containsExactly(Ack.Kind.RETRY, Ack.Kind.RETRY);
     assertThat(decided.acks).allSatisfy(a -> assertThat(a.delayMicros()).isEqualTo(2_000_000));
@@ -184,22 +182,14 @@ class RoundDecisionTest {
 
   @Test
   void a_down_destination_holds_its_events_together_and_says_so_once() {
-    RoundDecision decision = decision(true, false, false, 3);
-    RoundDecision.Round round =
-        decision.prepare(
-            List.of(claimed(1, "A", 0, 1), claimed(2, "B", 0, 1), claimed(3, "C", 0, 1)));
-
     RoundDecision.Decided decided =
-        decision.decide(
-            round,
-            new SendOutcome(
-                List.of(
-                    SendResult.unavailable("down", "endpoint x"),
-                    SendResult.delivered(),
-                    SendResult.unavailable("down", "endpoint x")),
-                false,
-                false),
-            false);
+        decideRound(
+            decision(true, false, false, 3),
+            List.of(claimed(1, "A", 0, 1), claimed(2, "B", 0, 1), claimed(3, "C", 0, 1)),
+            arrived(
+                SendResult.unavailable("down", "endpoint x"),
+                SendResult.delivered(),
+                SendResult.unavailable("down", "endpoint x")));
 
     assertThat(kinds(decided)).containsExactly(Ack.Kind.HOLD, Ack.Kind.PUBLISHED, Ack.Kind.HOLD);
     assertThat(decided.acks.get(0).delayMicros()).isEqualTo(decided.acks.get(2).delayMicros());
@@ -273,18 +263,11 @@ class RoundDecisionTest {
 
   @Test
   void unordered_a_transport_without_order_gets_each_result_as_given() {
-    RoundDecision decision = decision(true, false, false, 3);
-    RoundDecision.Round round =
-        decision.prepare(List.of(claimed(1, "A", 0, 1), claimed(2, "A", 1, 1)));
-
     RoundDecision.Decided decided =
-        decision.decide(
-            round,
-            new SendOutcome(
-                List.of(SendResult.reject("bad"), SendResult.retry("own failure", null)),
-                false,
-                false),
-            false);
+        decideRound(
+            decision(true, false, false, 3),
+            List.of(claimed(1, "A", 0, 1), claimed(2, "A", 1, 1)),
+            arrived(SendResult.reject("bad"), SendResult.retry("own failure", null)));
 
     assertThat(kinds(decided)).containsExactly(Ack.Kind.DEAD, Ack.Kind.RETRY);
     assertThat(decided.acks.get(1).charged()).isTrue();
@@ -292,18 +275,11 @@ class RoundDecisionTest {
 
   @Test
   void unordered_a_transport_keeping_order_gets_its_held_back_events_back_uncharged() {
-    RoundDecision decision = decision(true, true, false, 3);
-    RoundDecision.Round round =
-        decision.prepare(List.of(claimed(1, "A", 0, 1), claimed(2, "A", 1, 1)));
-
     RoundDecision.Decided decided =
-        decision.decide(
-            round,
-            new SendOutcome(
-                List.of(SendResult.reject("bad"), SendResult.retry("not sent: A0 failed", null)),
-                false,
-                false),
-            false);
+        decideRound(
+            decision(true, true, false, 3),
+            List.of(claimed(1, "A", 0, 1), claimed(2, "A", 1, 1)),
+            arrived(SendResult.reject("bad"), SendResult.retry("not sent: A0 failed", null)));
 
     assertThat(kinds(decided)).containsExactly(Ack.Kind.DEAD, Ack.Kind.RELEASE);
     assertThat(decided.acks.get(1).charged()).isFalse();
@@ -311,16 +287,11 @@ class RoundDecisionTest {
 
   @Test
   void an_event_delivered_behind_a_failure_is_recorded_as_delivered() {
-    RoundDecision decision = decision(true, true, true, 3);
-    RoundDecision.Round round =
-        decision.prepare(List.of(claimed(1, "A", 0, 1), claimed(2, "A", 1, 1)));
-
     RoundDecision.Decided decided =
-        decision.decide(
-            round,
-            new SendOutcome(
-                List.of(SendResult.reject("bad"), SendResult.delivered()), false, false),
-            false);
+        decideRound(
+            decision(true, true, true, 3),
+            List.of(claimed(1, "A", 0, 1), claimed(2, "A", 1, 1)),
+            arrived(SendResult.reject("bad"), SendResult.delivered()));
 
     // The transport broke its promise; what it delivered is the truth the table must record.
     assertThat(kinds(decided)).containsExactly(Ack.Kind.DEAD, Ack.Kind.PUBLISHED);
@@ -444,6 +415,12 @@ class RoundDecisionTest {
         listener,
         classifies,
         new TransportConduct("test", "TestTransport", keepsOrder, listener));
+  }
+
+  /** Prepares the claimed events as one round and decides it on the outcome, not probing. */
+  private static RoundDecision.Decided decideRound(
+      RoundDecision decision, List<ClaimedEvent> claimed, SendOutcome outcome) {
+    return decision.decide(decision.prepare(claimed), outcome, false);
   }
 
   private static ClaimedEvent claimed(long seq, String aggregate, int n, int attempt) {

@@ -573,17 +573,10 @@ public abstract class DialectContract {
   final void purging_removes_finished_rows_older_than_the_retention_and_keeps_the_rest()
       throws Exception {
     Duration retention = scaled(2);
-    RecordingTransport transport =
-        new RecordingTransport()
-            .respondWith(
-                m ->
-                    m.event().aggregateId().equals("dead")
-                        ? SendResult.reject("kept for inspection")
-                        : SendResult.delivered());
+    RecordingTransport transport = rejectingTheDeadAggregate("kept for inspection");
     OutboxRelay relay = relay(transport, "retention");
     append(3, i -> event("old-" + i, i));
-    append(1, i -> event("dead", i));
-    appendDelayed("waiting", Duration.ofHours(1));
+    appendOneDeadAndOneWaiting();
     relay.drain();
     OutboxAdmin admin = admin();
     assertEquals(0, admin.purgeFinished(Duration.ofHours(1)), "nothing is an hour old");
@@ -609,15 +602,8 @@ public abstract class DialectContract {
   final void a_relay_with_retention_purges_finished_and_dead_rows_in_the_background()
       throws Exception {
     append(5, i -> event("kept-briefly-" + i, i));
-    append(1, i -> event("dead", i));
-    appendDelayed("waiting", Duration.ofHours(1));
-    RecordingTransport transport =
-        new RecordingTransport()
-            .respondWith(
-                m ->
-                    m.event().aggregateId().equals("dead")
-                        ? SendResult.reject("no")
-                        : SendResult.delivered());
+    appendOneDeadAndOneWaiting();
+    RecordingTransport transport = rejectingTheDeadAggregate("no");
 
     relay(
             transport,
@@ -764,15 +750,8 @@ public abstract class DialectContract {
   final void the_admin_counts_and_snapshot_reflect_every_state_and_drain_until_done_finishes()
       throws Exception {
     append(3, i -> event("published-" + i, i));
-    append(1, i -> event("dead", i));
-    appendDelayed("waiting", Duration.ofHours(1));
-    RecordingTransport transport =
-        new RecordingTransport()
-            .respondWith(
-                m ->
-                    m.event().aggregateId().equals("dead")
-                        ? SendResult.reject("no")
-                        : SendResult.delivered());
+    appendOneDeadAndOneWaiting();
+    RecordingTransport transport = rejectingTheDeadAggregate("no");
     relay(transport, "admin").drain();
     countsWhileOneIsInFlight(admin());
 
@@ -927,6 +906,16 @@ public abstract class DialectContract {
     return t;
   }
 
+  /** Delivers every event but those of the aggregate "dead", which it rejects with the reason. */
+  private static RecordingTransport rejectingTheDeadAggregate(String reason) {
+    return new RecordingTransport()
+        .respondWith(
+            m ->
+                m.event().aggregateId().equals("dead")
+                    ? SendResult.reject(reason)
+                    : SendResult.delivered());
+  }
+
   private static OutboxEvent event(String aggregateId, int n) {
     return OutboxEvent.builder("Contract", aggregateId, "Checked")
         .payload("{\"n\":" + n + "}")
@@ -973,6 +962,15 @@ public abstract class DialectContract {
       }
     }
     return all;
+  }
+
+  /**
+   * One event of the aggregate "dead" (see {@link #rejectingTheDeadAggregate}) and one not due for
+   * an hour: the rows retention must keep.
+   */
+  private void appendOneDeadAndOneWaiting() throws SQLException {
+    append(1, i -> event("dead", i));
+    appendDelayed("waiting", Duration.ofHours(1));
   }
 
   private void appendDelayed(String aggregateId, Duration delay) throws SQLException {

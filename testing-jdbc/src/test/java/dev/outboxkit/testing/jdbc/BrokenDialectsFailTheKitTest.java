@@ -7,11 +7,8 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMetho
 import dev.outboxkit.jdbc.Dialect;
 import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.testkit.Flavor;
-import dev.outboxkit.testkit.FreshDatabase;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
@@ -87,27 +84,14 @@ class BrokenDialectsFailTheKitTest {
   }
 
   /** The kit on H2 with a broken dialect, run only by this class's tests. */
-  abstract static class BrokenH2 extends DialectContract {
-    @RegisterExtension final FreshDatabase database = FreshDatabase.of(() -> Flavor.H2);
-    private final SqlDialect dialect;
-
+  abstract static class BrokenH2 extends FlavorDialectContract {
     BrokenH2(SqlDialect dialect) {
-      this.dialect = dialect;
+      super(Flavor.H2, dialect);
     }
 
     @BeforeEach
     void onlyWhenLaunched() {
       assumeTrue(launching, "a fixture of BrokenDialectsFailTheKitTest");
-    }
-
-    @Override
-    protected DataSource dataSource() {
-      return database.get().dataSource();
-    }
-
-    @Override
-    protected SqlDialect dialect() {
-      return dialect;
     }
   }
 

@@ -1,26 +1,14 @@
 package dev.outboxkit.testing.jdbc;
 
 import dev.outboxkit.jdbc.Dialect;
-import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.testkit.Flavor;
-import dev.outboxkit.testkit.FreshDatabase;
-import javax.sql.DataSource;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The dialect contract kit on a real MySQL server (embedded from Maven when no URL is set), with
  * the shipped MYSQL dialect.
  */
-class MySqlDialectContractTest extends DialectContract {
-  @RegisterExtension final FreshDatabase database = FreshDatabase.of(() -> Flavor.MYSQL);
-
-  @Override
-  protected DataSource dataSource() {
-    return database.get().dataSource();
-  }
-
-  @Override
-  protected SqlDialect dialect() {
-    return Dialect.MYSQL.preset();
+class MySqlDialectContractTest extends FlavorDialectContract {
+  MySqlDialectContractTest() {
+    super(Flavor.MYSQL, Dialect.MYSQL.preset());
   }
 }

@@ -1,9 +1,6 @@
 package dev.outboxkit.testing.jdbc;
 
 import dev.outboxkit.jdbc.Dialect;
-import dev.outboxkit.jdbc.dialect.SqlDialect;
-import javax.sql.DataSource;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.testcontainers.oracle.OracleContainer;
 
 /**
@@ -16,21 +13,13 @@ import org.testcontainers.oracle.OracleContainer;
  *     -Dtest=OracleDialectContractTest -Dsurefire.failIfNoSpecifiedTests=false
  * </pre>
  */
-class OracleDialectContractTest extends DialectContract {
-  @RegisterExtension
-  final VendorServer server =
-      new VendorServer(
-          "Oracle",
-          "OUTBOXKIT_TEST_ORACLE_URL",
-          () -> new OracleContainer("gvenzl/oracle-free:23-slim-faststart"));
-
-  @Override
-  protected DataSource dataSource() {
-    return server.dataSource();
-  }
-
-  @Override
-  protected SqlDialect dialect() {
-    return Dialect.ORACLE.preset();
+class OracleDialectContractTest extends VendorDialectContract {
+  OracleDialectContractTest() {
+    super(
+        new VendorServer(
+            "Oracle",
+            "OUTBOXKIT_TEST_ORACLE_URL",
+            () -> new OracleContainer("gvenzl/oracle-free:23-slim-faststart")),
+        Dialect.ORACLE);
   }
 }

@@ -1,9 +1,6 @@
 package dev.outboxkit.testing.jdbc;
 
 import dev.outboxkit.jdbc.Dialect;
-import dev.outboxkit.jdbc.dialect.SqlDialect;
-import javax.sql.DataSource;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.testcontainers.mssqlserver.MSSQLServerContainer;
 
 /**
@@ -16,23 +13,15 @@ import org.testcontainers.mssqlserver.MSSQLServerContainer;
  *     -Dtest=SqlServerDialectContractTest -Dsurefire.failIfNoSpecifiedTests=false
  * </pre>
  */
-class SqlServerDialectContractTest extends DialectContract {
-  @RegisterExtension
-  final VendorServer server =
-      new VendorServer(
-          "SQL Server",
-          "OUTBOXKIT_TEST_SQLSERVER_URL",
-          () ->
-              new MSSQLServerContainer("mcr.microsoft.com/mssql/server:2022-latest")
-                  .acceptLicense());
-
-  @Override
-  protected DataSource dataSource() {
-    return server.dataSource();
-  }
-
-  @Override
-  protected SqlDialect dialect() {
-    return Dialect.SQLSERVER.preset();
+class SqlServerDialectContractTest extends VendorDialectContract {
+  SqlServerDialectContractTest() {
+    super(
+        new VendorServer(
+            "SQL Server",
+            "OUTBOXKIT_TEST_SQLSERVER_URL",
+            () ->
+                new MSSQLServerContainer("mcr.microsoft.com/mssql/server:2022-latest")
+                    .acceptLicense()),
+        Dialect.SQLSERVER);
   }
 }
