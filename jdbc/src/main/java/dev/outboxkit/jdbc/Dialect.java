@@ -1,7 +1,6 @@
 package dev.outboxkit.jdbc;
 
 import dev.outboxkit.OutboxConfigurationException;
-import dev.outboxkit.jdbc.dialect.DialectRegistry;
 import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.jdbc.internal.Presets;
 import java.sql.Connection;
@@ -12,7 +11,7 @@ import java.sql.SQLException;
  * The database products OutboxKit ships, each a preset of the dialect SPI ({@link #preset()}).
  * Detected from the connection's metadata unless named explicitly (name it when a proxy or unusual
  * driver hides the product). Any other database gets a {@link SqlDialect} of its own, registered
- * with {@link DialectRegistry} so that it is detected too.
+ * with {@link dev.outboxkit.jdbc.dialect.DialectRegistry} so that it is detected too.
  */
 public enum Dialect {
   /** PostgreSQL 12 or later. */
@@ -76,13 +75,13 @@ public enum Dialect {
    * @param connection an open connection; left untouched
    * @return the dialect
    * @throws OutboxConfigurationException if the product is none of these ({@link
-   *     DialectRegistry#detect} also finds dialects users registered)
+   *     dev.outboxkit.jdbc.dialect.DialectRegistry#detect} also finds dialects users registered)
    * @throws SQLException if the metadata cannot be read
    */
   public static Dialect detect(Connection connection) throws SQLException {
     Dialect d = detect(connection.getMetaData());
     if (d == null) {
-      throw new OutboxConfigurationException(DialectRegistry.unknown(connection.getMetaData()));
+      throw new OutboxConfigurationException(Presets.unknownDatabase(connection.getMetaData()));
     }
     return d;
   }

@@ -1,6 +1,7 @@
 package dev.outboxkit.jdbc.dialect;
 
 import dev.outboxkit.jdbc.Dialect;
+import dev.outboxkit.jdbc.internal.Presets;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
@@ -63,16 +64,7 @@ public final class DialectRegistry {
    * @throws SQLException if the metadata cannot be read
    */
   public static String unknown(DatabaseMetaData md) throws SQLException {
-    return "no dialect for database '"
-        + md.getDatabaseProductName()
-        + " "
-        + md.getDatabaseProductVersion()
-        + "': the presets are PostgreSQL, MySQL, MariaDB, H2, and Oracle and SQL Server as"
-        + " previews (Dialect); if this is one of them"
-        + " behind a proxy, name it (dialect(Dialect.POSTGRESQL.preset()), ...); for another"
-        + " database build a SqlDialect (SqlDialect.builder or a preset's toBuilder) and pass it"
-        + " to dialect(...), or register a DialectProvider with DialectRegistry.register or in"
-        + " META-INF/services/dev.outboxkit.jdbc.dialect.DialectProvider";
+    return Presets.unknownDatabase(md);
   }
 
   private static List<DialectProvider> providers() {

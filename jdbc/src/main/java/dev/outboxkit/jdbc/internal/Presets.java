@@ -6,6 +6,8 @@ import dev.outboxkit.jdbc.dialect.ErrorCodes.Kind;
 import dev.outboxkit.jdbc.dialect.IdColumn;
 import dev.outboxkit.jdbc.dialect.SqlDialect;
 import dev.outboxkit.jdbc.dialect.TimeColumn;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
 
 /**
  * The shipped databases, each a {@link SqlDialect} built from {@code common.sql}, its vendor file
@@ -85,20 +87,23 @@ public final class Presets {
     return Holder.SQLSERVER;
   }
 
-  /** The name of a preset's DDL file under {@code dev/outboxkit/jdbc/schema/}. */
-  public static String schemaFile(dev.outboxkit.jdbc.Dialect preset) {
-    switch (preset) {
-      case POSTGRESQL:
-        return "postgresql.sql";
-      case H2:
-        return "h2.sql";
-      case ORACLE:
-        return "oracle.sql";
-      case SQLSERVER:
-        return "sqlserver.sql";
-      default:
-        return "mysql.sql";
-    }
+  /**
+   * {@return the message for a database no dialect knows}
+   *
+   * @param md its metadata
+   * @throws SQLException if the metadata cannot be read
+   */
+  public static String unknownDatabase(DatabaseMetaData md) throws SQLException {
+    return "no dialect for database '"
+        + md.getDatabaseProductName()
+        + " "
+        + md.getDatabaseProductVersion()
+        + "': the presets are PostgreSQL, MySQL, MariaDB, H2, and Oracle and SQL Server as"
+        + " previews (Dialect); if this is one of them"
+        + " behind a proxy, name it (dialect(Dialect.POSTGRESQL.preset()), ...); for another"
+        + " database build a SqlDialect (SqlDialect.builder or a preset's toBuilder) and pass it"
+        + " to dialect(...), or register a DialectProvider with DialectRegistry.register or in"
+        + " META-INF/services/dev.outboxkit.jdbc.dialect.DialectProvider";
   }
 
   private static SqlDialect.Builder vendor(String name, String file) {

@@ -241,7 +241,7 @@ final class TableCheck {
         + (preset == null
             ? ""
             : " (shipped in outboxkit-jdbc as dev/outboxkit/jdbc/schema/"
-                + Presets.schemaFile(preset)
+                + schemaFile(preset)
                 + ")");
   }
 
@@ -280,5 +280,21 @@ final class TableCheck {
       }
     }
     return columns;
+  }
+
+  /** The name of a preset's DDL file under {@code dev/outboxkit/jdbc/schema/}. */
+  private static String schemaFile(Dialect preset) {
+    switch (preset) {
+      case POSTGRESQL:
+        return "postgresql.sql";
+      case H2:
+        return "h2.sql";
+      case ORACLE:
+        return "oracle.sql";
+      case SQLSERVER:
+        return "sqlserver.sql";
+      default:
+        return "mysql.sql";
+    }
   }
 }

@@ -1,12 +1,11 @@
 package dev.outboxkit.samples.jta;
 
 import com.arjuna.ats.jdbc.TransactionalDriver;
-import java.io.PrintWriter;
+import dev.outboxkit.testkit.ConnectionSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.Properties;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 import javax.sql.XADataSource;
 
@@ -15,7 +14,7 @@ import javax.sql.XADataSource;
  * XA data source's and is enlisted in the calling thread's JTA transaction, if there is one. Such a
  * connection reports auto-commit on, even while enlisted.
  */
-final class TransactionalDriverDataSource implements DataSource {
+final class TransactionalDriverDataSource extends ConnectionSource {
   private final TransactionalDriver driver = new TransactionalDriver();
   private final XADataSource xa;
   private final String name;
@@ -35,39 +34,5 @@ final class TransactionalDriverDataSource implements DataSource {
   @Override
   public Connection getConnection(String user, String password) throws SQLException {
     throw new SQLFeatureNotSupportedException("the XA data source carries the credentials");
-  }
-
-  @Override
-  public PrintWriter getLogWriter() {
-    return null;
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) {}
-
-  @Override
-  public void setLoginTimeout(int seconds) {}
-
-  @Override
-  public int getLoginTimeout() {
-    return 0;
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    throw new SQLFeatureNotSupportedException();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> type) throws SQLException {
-    if (type.isInstance(this)) {
-      return type.cast(this);
-    }
-    throw new SQLException("not a wrapper of " + type.getName());
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> type) {
-    return type.isInstance(this);
   }
 }
