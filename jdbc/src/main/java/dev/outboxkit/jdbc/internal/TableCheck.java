@@ -283,18 +283,9 @@ final class TableCheck {
   }
 
   /** The name of a preset's DDL file under {@code dev/outboxkit/jdbc/schema/}. */
-  private static String schemaFile(Dialect preset) {
-    switch (preset) {
-      case POSTGRESQL:
-        return "postgresql.sql";
-      case H2:
-        return "h2.sql";
-      case ORACLE:
-        return "oracle.sql";
-      case SQLSERVER:
-        return "sqlserver.sql";
-      default:
-        return "mysql.sql";
-    }
+  static String schemaFile(Dialect preset) {
+    // MariaDB shares MySQL's file; every other preset has one named after it.
+    Dialect file = preset == Dialect.MARIADB ? Dialect.MYSQL : preset;
+    return file.name().toLowerCase(Locale.ROOT) + ".sql";
   }
 }
