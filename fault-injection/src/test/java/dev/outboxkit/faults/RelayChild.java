@@ -25,7 +25,8 @@ import java.util.stream.Collectors;
  *
  * <ul>
  *   <li>{@code READY} once the relay runs;
- *   <li>{@code CLAIMED <b> <size>} after a claim committed;
+ *   <li>{@code CLAIMED <b> <size> <ms>} after a claim committed, with how long its transaction
+ *       took;
  *   <li>{@code RETRY_ASKED <s> <ids>} events answered retry on purpose, never sent;
  *   <li>{@code SENDING <s> <ids>} right before the call goes to Kafka;
  *   <li>{@code CUT_OFF <s> <ids>} if the relay interrupted the call during {@code --send-delay-ms},
@@ -138,7 +139,7 @@ public final class RelayChild {
       synchronized (open) {
         open.addLast(b);
       }
-      Child.emit("CLAIMED " + b + " " + size);
+      Child.emit("CLAIMED " + b + " " + size + " " + claimTime.toMillis());
       if (killPhase.equals("AFTER_CLAIM") && b == killBatch) {
         Child.pauseForKill("AFTER_CLAIM " + b);
       }

@@ -41,6 +41,8 @@ final class RelayLog {
   static final class Batch {
     final int number;
     long claimedAt;
+    // When its claim transaction began: the lease it took runs from no earlier than this.
+    long claimStartedAt;
     int size;
     boolean dbAcked;
     int leaseLost;
@@ -86,8 +88,10 @@ final class RelayLog {
       Batch batch = batches.computeIfAbsent(b, Batch::new);
       switch (word) {
         case "CLAIMED":
+          String[] sizeAndTook = f[3].split(" ");
           batch.claimedAt = millis;
-          batch.size = Integer.parseInt(f[3]);
+          batch.size = Integer.parseInt(sizeAndTook[0]);
+          batch.claimStartedAt = millis - Long.parseLong(sizeAndTook[1]);
           break;
         case "DB_ACKED":
           batch.dbAcked = true;
