@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 
 /**
@@ -76,6 +77,8 @@ public final class OutboxEvent {
   private final Instant occurredAt;
   private final Duration delay;
   private final Instant expiresAt;
+  private final long aggregateVersion;
+  private final String supersedeKey;
 
   private OutboxEvent(Builder b) {
     // The default occurredAt is checked before the clock also makes the id.
@@ -95,6 +98,8 @@ public final class OutboxEvent {
     this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(b.headers));
     this.delay = b.delay;
     this.expiresAt = b.expiresAt;
+    this.aggregateVersion = b.aggregateVersion;
+    this.supersedeKey = b.supersedeKey;
   }
 
   /**
@@ -199,6 +204,24 @@ public final class OutboxEvent {
     return Optional.ofNullable(expiresAt);
   }
 
+  /**
+   * {@return the aggregate's version after this event, or empty} Delivered with the event (a Kafka
+   * header, a JMS property, a webhook header), so a consumer can apply only a later version than
+   * the last it applied and notice a missing one ({@code Inbox.accept}).
+   */
+  public OptionalLong aggregateVersion() {
+    return aggregateVersion == 0 ? OptionalLong.empty() : OptionalLong.of(aggregateVersion);
+  }
+
+  /**
+   * {@return the supersede key, or empty} Appending an event with a key withdraws the earlier
+   * events of its aggregate with the same key that were not sent yet (they become SUPERSEDED), so
+   * only the newest state is delivered. Not delivered to consumers.
+   */
+  public Optional<String> supersedeKey() {
+    return Optional.ofNullable(supersedeKey);
+  }
+
   /** Equal when every stored field is equal (payloads compared by content); ignores delay. */
   @Override
   public boolean equals(Object o) {
@@ -220,7 +243,9 @@ public final class OutboxEvent {
         && contentType.equals(e.contentType)
         && headers.equals(e.headers)
         && occurredAt.equals(e.occurredAt)
-        && Objects.equals(expiresAt, e.expiresAt);
+        && Objects.equals(expiresAt, e.expiresAt)
+        && aggregateVersion == e.aggregateVersion
+        && Objects.equals(supersedeKey, e.supersedeKey);
   }
 
   @Override
@@ -260,6 +285,8 @@ public final class OutboxEvent {
     private Instant occurredAt;
     private Duration delay = Duration.ZERO;
     private Instant expiresAt;
+    private long aggregateVersion;
+    private String supersedeKey;
 
     private Builder(String aggregateType, String aggregateId, String eventType) {
       this.aggregateType = EventValidation.name("aggregateType", aggregateType);
@@ -417,6 +444,45 @@ public final class OutboxEvent {
      */
     public Builder expiresAt(Instant expiresAt) {
       this.expiresAt = EventValidation.instant("expiresAt", expiresAt);
+      return this;
+    }
+
+    /**
+     * Sets the aggregate's version after this event (1 for its first event, then one more per
+     * event), delivered with the event so consumers can tell a stale or a missing version apart
+     * from the next one ({@code Inbox.accept}). Events of one aggregate appended together must
+     * carry increasing versions.
+     *
+     * @param version the version, at least 1
+     * @return this builder
+     * @throws InvalidEventException if it is below 1
+     */
+    public Builder aggregateVersion(long version) {
+      if (version < 1) {
+        throw new InvalidEventException(
+            "aggregateVersion",
+            "aggregateVersion must be 1 or more, was "
+                + version
+                + ": number an aggregate's events from 1");
+      }
+      this.aggregateVersion = version;
+      return this;
+    }
+
+    /**
+     * Lets this event withdraw earlier ones that only it makes stale: when it is appended, the
+     * events of the same aggregate with the same key that are still waiting (PENDING, or DEAD)
+     * become SUPERSEDED in the same transaction and are never sent; one a relay already claimed is
+     * sent anyway. For example {@code "profile"} on every profile update of a customer, so that
+     * after an outage only the latest is delivered.
+     *
+     * @param key the key: 1 to {@link OutboxEvent#MAX_FIELD_LENGTH} characters, not blank
+     * @return this builder
+     * @throws InvalidEventException if the key is null, blank, too long or holds a NUL or an
+     *     unpaired surrogate
+     */
+    public Builder supersedeKey(String key) {
+      this.supersedeKey = EventValidation.name("supersedeKey", key);
       return this;
     }
 

@@ -36,6 +36,8 @@ class OutboxEventTest {
     assertThat(e.expiresAt()).isEmpty();
     assertThat(e.delay()).isEqualTo(Duration.ZERO);
     assertThat(e.headers()).isEmpty();
+    assertThat(e.aggregateVersion()).isEmpty();
+    assertThat(e.supersedeKey()).isEmpty();
     assertThat(e.payload()).isEqualTo("{}".getBytes(StandardCharsets.UTF_8));
   }
 
@@ -120,6 +122,30 @@ class OutboxEventTest {
   void negative_delay_and_schema_version_below_one_are_refused() {
     assertInvalid(() -> order().delay(Duration.ofSeconds(-1)), "delay", "negative");
     assertInvalid(() -> order().schemaVersion(0), "schemaVersion", "1 or more");
+  }
+
+  @Test
+  void aggregate_version_below_one_and_a_blank_or_overlong_supersede_key_are_refused() {
+    assertInvalid(() -> order().aggregateVersion(0), "aggregateVersion", "1 or more");
+    assertInvalid(() -> order().aggregateVersion(-5), "aggregateVersion", "from 1");
+    assertInvalid(() -> order().supersedeKey(" "), "supersedeKey", "blank");
+    assertInvalid(() -> order().supersedeKey(null), "supersedeKey", "null");
+    assertInvalid(() -> order().supersedeKey("k".repeat(256)), "supersedeKey", "255");
+  }
+
+  @Test
+  void aggregate_version_and_supersede_key_are_kept_and_compared() {
+    UUID id = UUID.randomUUID();
+    Instant at = Instant.parse("2026-01-01T00:00:00Z");
+    OutboxEvent a =
+        order().id(id).occurredAt(at).payload("{}").aggregateVersion(7).supersedeKey("k").build();
+
+    assertThat(a.aggregateVersion()).hasValue(7);
+    assertThat(a.supersedeKey()).hasValue("k");
+    assertThat(a)
+        .isNotEqualTo(order().id(id).occurredAt(at).payload("{}").supersedeKey("k").build());
+    assertThat(a)
+        .isNotEqualTo(order().id(id).occurredAt(at).payload("{}").aggregateVersion(7).build());
   }
 
   @Test
