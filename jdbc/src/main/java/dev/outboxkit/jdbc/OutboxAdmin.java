@@ -1,6 +1,7 @@
 package dev.outboxkit.jdbc;
 
 import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.internal.EventValidation;
 import dev.outboxkit.jdbc.internal.AdminQueries;
 import dev.outboxkit.jdbc.internal.TableName;
 import java.time.Duration;
@@ -118,7 +119,8 @@ public final class OutboxAdmin {
 
   /**
    * Sends a DEAD event again: back to PENDING, available now, attempts reset. In ordered mode its
-   * aggregate resumes behind it.
+   * aggregate resumes behind it. Only DEAD events are replayed: CANCELLED and SUPERSEDED ones were
+   * withdrawn on purpose and stay so (append a new event to send their content after all).
    *
    * @param eventId the id of the DEAD event, e.g. from {@link #listDead}
    * @return false if no DEAD event has this id
@@ -148,11 +150,43 @@ public final class OutboxAdmin {
   }
 
   /**
-   * Deletes PUBLISHED and EXPIRED rows that finished longer ago than the retention, walking the
-   * primary key in small transactions (each reads {@code purgeBatchSize} rows, deletes those past
-   * retention and locks only them) so relays and appenders are never held up. PENDING, IN_FLIGHT
-   * and DEAD rows are never touched. For scheduled retention beside running relays, see {@link
-   * OutboxRelay.Builder#retention(Duration)}.
+   * Withdraws a waiting event, as an operator: a PENDING or DEAD event becomes CANCELLED and is
+   * never sent (in ordered mode its aggregate moves on without it); one a relay holds is left
+   * alone. Unlike {@link #discard}, the row and the reason stay for the record.
+   *
+   * @param eventId the event's id
+   * @param reason why, stored in the event's {@code last_error} (1 to 1000 characters)
+   * @return what was found; {@link CancelOutcome#CANCELLED} only if it can no longer be sent
+   * @throws IllegalArgumentException if the reason is blank or too long
+   */
+  public CancelOutcome cancel(UUID eventId, String reason) {
+    Objects.requireNonNull(eventId, "eventId");
+    return queries.cancel(eventId, CancelOutcome.checkReason(reason));
+  }
+
+  /**
+   * Withdraws every waiting (PENDING or DEAD) event of one aggregate, as an operator; see {@link
+   * #cancel}.
+   *
+   * @param aggregateType the aggregate's type
+   * @param aggregateId the aggregate's id
+   * @param reason why, stored with each cancelled event (1 to 1000 characters)
+   * @return how many were cancelled, and how many a relay held (and may still deliver)
+   */
+  public AggregateCancellation cancelAggregate(
+      String aggregateType, String aggregateId, String reason) {
+    EventValidation.name("aggregateType", aggregateType);
+    EventValidation.name("aggregateId", aggregateId);
+    return queries.cancelAggregate(
+        aggregateType, aggregateId, CancelOutcome.checkReason(reason), AggregateCancellation::new);
+  }
+
+  /**
+   * Deletes finished rows (PUBLISHED, EXPIRED, CANCELLED, SUPERSEDED) that finished longer ago than
+   * the retention, walking the primary key in small transactions (each reads {@code purgeBatchSize}
+   * rows, deletes those past retention and locks only them) so relays and appenders are never held
+   * up. PENDING, IN_FLIGHT and DEAD rows are never touched. For scheduled retention beside running
+   * relays, see {@link OutboxRelay.Builder#retention(Duration)}.
    *
    * @param retention how long finished rows are kept, e.g. for audits or to answer "was it sent?"
    * @return rows deleted

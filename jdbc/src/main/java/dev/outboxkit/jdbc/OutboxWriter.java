@@ -3,13 +3,16 @@ package dev.outboxkit.jdbc;
 import dev.outboxkit.InvalidEventException;
 import dev.outboxkit.OutboxConfigurationException;
 import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.internal.EventValidation;
 import dev.outboxkit.jdbc.internal.Appends;
 import dev.outboxkit.jdbc.internal.TableName;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.function.Supplier;
 
 /**
@@ -40,6 +43,9 @@ import java.util.function.Supplier;
 public final class OutboxWriter {
   /** Largest payload accepted by default: {@value} bytes (1 MiB). */
   public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1 << 20;
+
+  /** The reason stored with an event the application cancelled without giving one: {@value}. */
+  public static final String DEFAULT_CANCEL_REASON = "cancelled by the application";
 
   private final TableName table;
   private final boolean allowAutoCommit;
@@ -91,13 +97,95 @@ public final class OutboxWriter {
   public void appendAll(Connection connection, List<OutboxEvent> events) throws SQLException {
     Objects.requireNonNull(events, "events");
     checkConnection(connection);
+    Map<List<String>, OutboxEvent> lastVersioned = new HashMap<>();
     for (OutboxEvent event : events) {
       checkPayload(Objects.requireNonNull(event, "events contains null"));
+      checkVersionGrows(lastVersioned, event);
     }
     if (events.isEmpty()) {
       return;
     }
     appends.insert(connection, events);
+  }
+
+  /**
+   * Withdraws a waiting event in the connection's transaction, e.g. because the business process
+   * that would have sent it was cancelled: a PENDING (or DEAD) event becomes CANCELLED and is never
+   * sent; in ordered mode it no longer holds its aggregate back. An event a relay holds right now
+   * (IN_FLIGHT) is left alone and may still be delivered. If the transaction rolls back, so does
+   * the cancel. The reason stored is {@value #DEFAULT_CANCEL_REASON}.
+   *
+   * @param connection the caller's connection, with auto-commit off; used, never closed
+   * @param eventId the event's id
+   * @return what was found: {@link CancelOutcome#CANCELLED} only if the event can no longer be sent
+   * @throws IllegalStateException as for {@link #append}
+   * @throws SQLException if the update fails
+   */
+  public CancelOutcome cancel(Connection connection, UUID eventId) throws SQLException {
+    return cancel(connection, eventId, DEFAULT_CANCEL_REASON);
+  }
+
+  /**
+   * As {@link #cancel(Connection, UUID)}, storing a reason of the caller's.
+   *
+   * @param reason why, kept in the event's {@code last_error} for operators (1 to 1000 characters)
+   * @throws IllegalArgumentException if the reason is blank or too long
+   */
+  public CancelOutcome cancel(Connection connection, UUID eventId, String reason)
+      throws SQLException {
+    Objects.requireNonNull(eventId, "eventId");
+    CancelOutcome.checkReason(reason);
+    checkConnection(connection);
+    return appends.cancel(connection, eventId, reason);
+  }
+
+  /**
+   * Withdraws every waiting (PENDING or DEAD) event of one aggregate in the connection's
+   * transaction, as {@link #cancel(Connection, UUID)} does one: for an aggregate that was deleted,
+   * say. Events appended for it later are sent as usual.
+   *
+   * @param connection the caller's connection, with auto-commit off; used, never closed
+   * @param aggregateType the aggregate's type, as on its events
+   * @param aggregateId the aggregate's id, as on its events
+   * @return how many were cancelled and how many a relay held (and may still deliver)
+   * @throws IllegalStateException as for {@link #append}
+   * @throws dev.outboxkit.InvalidEventException if the type or id is blank or too long
+   * @throws SQLException if the update fails
+   */
+  public AggregateCancellation cancelAggregate(
+      Connection connection, String aggregateType, String aggregateId) throws SQLException {
+    EventValidation.name("aggregateType", aggregateType);
+    EventValidation.name("aggregateId", aggregateId);
+    checkConnection(connection);
+    return appends.cancelAggregate(
+        connection, aggregateType, aggregateId, DEFAULT_CANCEL_REASON, AggregateCancellation::new);
+  }
+
+  /**
+   * Events of one aggregate appended together must carry increasing versions: a version that goes
+   * backwards is a bug in the caller's numbering, and consumers would read it as stale.
+   */
+  private static void checkVersionGrows(Map<List<String>, OutboxEvent> last, OutboxEvent event) {
+    if (event.aggregateVersion().isEmpty()) {
+      return;
+    }
+    List<String> aggregate = List.of(event.aggregateType(), event.aggregateId());
+    OutboxEvent before = last.put(aggregate, event);
+    if (before != null
+        && before.aggregateVersion().getAsLong() >= event.aggregateVersion().getAsLong()) {
+      throw new InvalidEventException(
+          "aggregateVersion",
+          "aggregateVersion of event "
+              + event.id()
+              + " is "
+              + event.aggregateVersion().getAsLong()
+              + ", not above the "
+              + before.aggregateVersion().getAsLong()
+              + " of event "
+              + before.id()
+              + " of the same aggregate earlier in the list: give an aggregate's events"
+              + " increasing versions in append order");
+    }
   }
 
   /** {@return the table this writer appends to, as written in SQL} */

@@ -149,7 +149,7 @@ public interface RelayListener {
    * A pass of the relay's scheduled retention ({@code OutboxRelay.Builder.retention}) ended, on the
    * relay's retention thread; also when it purged nothing or failed part-way (logged).
    *
-   * @param events outbox rows deleted: PUBLISHED and EXPIRED past the retention, DEAD past the DEAD
+   * @param events outbox rows deleted: finished ones past the retention, DEAD past the DEAD
    *     retention
    * @param inboxRows inbox rows deleted, 0 without an inbox retention
    * @param took how long the pass ran

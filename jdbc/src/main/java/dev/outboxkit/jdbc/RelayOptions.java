@@ -342,14 +342,14 @@ public abstract class RelayOptions<B extends RelayOptions<B>> extends TableOptio
 
   /**
    * Purges finished rows in the background while the relay runs (default: off, rows are kept until
-   * {@link OutboxAdmin#purgeFinished} or your own job deletes them): PUBLISHED and EXPIRED rows
-   * that finished longer ago than the retention. A thread of the relay's (from the {@link
-   * #threadFactory}) walks the table's primary key every tenth of the shortest retention configured
-   * here (at least every second, at most every 5 minutes), in short transactions that each read
-   * {@link OutboxAdmin#DEFAULT_PURGE_BATCH_SIZE} rows and lock only those they delete, so claims,
-   * acknowledgements and appends are not held up. It runs only after {@link OutboxRelay#start()};
-   * several relays on one table may all have it (they only repeat each other's reads). Each pass is
-   * reported to {@link RelayListener#purged}.
+   * {@link OutboxAdmin#purgeFinished} or your own job deletes them): finished (PUBLISHED, EXPIRED,
+   * CANCELLED, SUPERSEDED) rows that finished longer ago than the retention. A thread of the
+   * relay's (from the {@link #threadFactory}) walks the table's primary key every tenth of the
+   * shortest retention configured here (at least every second, at most every 5 minutes), in short
+   * transactions that each read {@link OutboxAdmin#DEFAULT_PURGE_BATCH_SIZE} rows and lock only
+   * those they delete, so claims, acknowledgements and appends are not held up. It runs only after
+   * {@link OutboxRelay#start()}; several relays on one table may all have it (they only repeat each
+   * other's reads). Each pass is reported to {@link RelayListener#purged}.
    *
    * @param retention how long finished rows are kept, e.g. for audits or to answer "was it sent?";
    *     positive

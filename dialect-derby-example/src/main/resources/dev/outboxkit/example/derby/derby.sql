@@ -39,6 +39,8 @@ CREATE TABLE outbox_event (
     lease_owner     VARCHAR(200),
     lease_until     TIMESTAMP,
     lease_losses    INTEGER               NOT NULL DEFAULT 0,
+    aggregate_version BIGINT,
+    supersede_key   VARCHAR(510),
     CONSTRAINT outbox_event_pkey PRIMARY KEY (seq),
     CONSTRAINT outbox_event_id_key UNIQUE (id)
 );
@@ -140,7 +142,8 @@ SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
 -- Read uncommitted: purgeRetained checks every row again under its lock.
 -- name: retentionWindow
 SELECT seq,
-       CASE WHEN (:finished_on = 1 AND status IN ('PUBLISHED', 'EXPIRED')
+       CASE WHEN (:finished_on = 1
+                  AND status IN ('PUBLISHED', 'EXPIRED', 'CANCELLED', 'SUPERSEDED')
                   AND published_at < {now - :finished_age})
               OR (:dead_on = 1 AND status = 'DEAD' AND published_at < {now - :dead_age})
             THEN 1 ELSE 0 END AS old

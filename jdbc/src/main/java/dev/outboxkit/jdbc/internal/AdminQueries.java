@@ -1,5 +1,6 @@
 package dev.outboxkit.jdbc.internal;
 
+import dev.outboxkit.jdbc.CancelOutcome;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxStorageException;
 import dev.outboxkit.jdbc.dialect.SqlDialect;
@@ -198,6 +199,19 @@ public final class AdminQueries {
         });
   }
 
+  /** {@return what cancelling one event found} In a transaction of its own. */
+  public CancelOutcome cancel(UUID eventId, String reason) {
+    return query("cancel event " + eventId, (c, s) -> Withdrawals.cancel(c, s, eventId, reason));
+  }
+
+  /** {@return what cancelling an aggregate's waiting events did} In a transaction of its own. */
+  public <T> T cancelAggregate(
+      String aggregateType, String aggregateId, String reason, Appends.CancelTally<T> tally) {
+    return query(
+        "cancel the events of aggregate " + aggregateType + "/" + aggregateId,
+        (c, s) -> Withdrawals.cancelAggregate(c, s, aggregateType, aggregateId, reason, tally));
+  }
+
   /** {@return how many DEAD events went back to PENDING} In one statement. */
   public int replayAllDead() {
     return query(
@@ -210,7 +224,8 @@ public final class AdminQueries {
   }
 
   /**
-   * {@return the PUBLISHED and EXPIRED rows deleted} They finished longer ago than the retention.
+   * {@return the finished (PUBLISHED, EXPIRED, CANCELLED, SUPERSEDED) rows deleted} They finished
+   * longer ago than the retention.
    */
   public long purgeFinished(Duration retention) {
     try {

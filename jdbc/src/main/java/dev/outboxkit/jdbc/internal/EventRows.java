@@ -39,7 +39,9 @@ final class EventRows {
               "content_type",
               "headers",
               "occurred_at",
-              "expires_at"));
+              "expires_at",
+              "aggregate_version",
+              "supersede_key"));
 
   /** The columns a claim reads: the row's seq, what the event is rebuilt from, its attempts. */
   static final List<String> READ = read();
@@ -92,7 +94,9 @@ final class EventRows {
         .setString("content_type", e.contentType())
         .setString("headers", headers)
         .setInstant("occurred_at", e.occurredAt())
-        .setInstant("expires_at", e.expiresAt().orElse(null));
+        .setInstant("expires_at", e.expiresAt().orElse(null))
+        .setLong("aggregate_version", e.aggregateVersion())
+        .setString("supersede_key", e.supersedeKey().orElse(null));
   }
 
   /**
@@ -124,6 +128,14 @@ final class EventRows {
     Instant expiresAt = sql.getInstant(rs, "expires_at");
     if (expiresAt != null) {
       b.expiresAt(expiresAt);
+    }
+    long version = rs.getLong("aggregate_version");
+    if (!rs.wasNull()) {
+      b.aggregateVersion(version);
+    }
+    String supersedeKey = rs.getString("supersede_key");
+    if (supersedeKey != null) {
+      b.supersedeKey(supersedeKey);
     }
     return b.build();
   }

@@ -5,8 +5,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.UUID;
 
 /**
@@ -94,6 +96,18 @@ final class Query implements AutoCloseable {
   public Query setLong(String name, long value) throws SQLException {
     for (int i : at(name)) {
       ps.setLong(offset + i, value);
+    }
+    return this;
+  }
+
+  /** Binds a value that may be absent: SQL NULL when it is. */
+  public Query setLong(String name, OptionalLong value) throws SQLException {
+    for (int i : at(name)) {
+      if (value.isPresent()) {
+        ps.setLong(offset + i, value.getAsLong());
+      } else {
+        ps.setNull(offset + i, Types.BIGINT);
+      }
     }
     return this;
   }

@@ -11,9 +11,9 @@ import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 
 /**
- * Deletes rows past their retention: PUBLISHED and EXPIRED rows finished longer ago than one
- * retention, DEAD rows quarantined longer ago than another. The one implementation behind {@code
- * OutboxAdmin.purgeFinished} and a relay's scheduled retention.
+ * Deletes rows past their retention: finished (PUBLISHED, EXPIRED, CANCELLED, SUPERSEDED) rows
+ * finished longer ago than one retention, DEAD rows quarantined longer ago than another. The one
+ * implementation behind {@code OutboxAdmin.purgeFinished} and a relay's scheduled retention.
  *
  * <p>It walks the primary key from the lowest seq in windows, one short transaction each: read the
  * window without locks, then delete its rows that are past retention by primary key, checking the
@@ -61,7 +61,8 @@ final class RetentionSweep {
   /**
    * Walks the whole table once.
    *
-   * @param finished retention of PUBLISHED and EXPIRED rows, or null to keep them
+   * @param finished retention of finished (PUBLISHED, EXPIRED, CANCELLED, SUPERSEDED) rows, or null
+   *     to keep them
    * @param dead retention of DEAD rows, or null to keep them
    * @param stop checked between windows: true ends the walk early
    * @return rows deleted

@@ -25,6 +25,31 @@ final class Statements {
   /** Appends one event: the {@link EventRows#WRITTEN} columns, then its delay. */
   public static final Statement INSERT = Statement.always("insert", insertParams());
 
+  /** Seqs of an aggregate's waiting events with a supersede key, except id, in seq order. */
+  public static final Statement SUPERSEDE_CANDIDATES =
+      Statement.always(
+              "supersedeCandidates", "aggregate_type", "aggregate_id", "supersede_key", "id")
+          .columns("seq");
+
+  /** Seqs of an aggregate's waiting (PENDING or DEAD) events, in seq order. */
+  public static final Statement WAITING_OF_AGGREGATE =
+      Statement.always("waitingOfAggregate", "aggregate_type", "aggregate_id").columns("seq");
+
+  /** Those of the rows still waiting get a final status (CANCELLED, SUPERSEDED) and a reason. */
+  public static final Statement WITHDRAW =
+      Statement.always("withdraw", "status", "reason", "seqs").list("seqs");
+
+  /** One waiting (PENDING or DEAD) event becomes CANCELLED, with the reason. */
+  public static final Statement CANCEL = Statement.always("cancel", "reason", "id");
+
+  /** One event's status; no row when there is no such event. */
+  public static final Statement EVENT_STATUS =
+      Statement.always("eventStatus", "id").columns("status");
+
+  /** How many of an aggregate's events a relay holds. */
+  public static final Statement COUNT_IN_FLIGHT_OF_AGGREGATE =
+      Statement.always("countInFlightOfAggregate", "aggregate_type", "aggregate_id");
+
   /** Marks those of the rows still PENDING IN_FLIGHT for owner. */
   public static final Statement MARK_CLAIMED =
       Statement.always("markClaimed", "owner", "lease", "seqs").list("seqs");
@@ -237,6 +262,12 @@ final class Statements {
     for (Statement s :
         new Statement[] {
           INSERT,
+          SUPERSEDE_CANDIDATES,
+          WAITING_OF_AGGREGATE,
+          WITHDRAW,
+          CANCEL,
+          EVENT_STATUS,
+          COUNT_IN_FLIGHT_OF_AGGREGATE,
           MARK_CLAIMED,
           MARK_PUBLISHED,
           DELETE_PUBLISHED,

@@ -24,6 +24,8 @@ CREATE TABLE IF NOT EXISTS outbox_event (
     lease_owner     VARCHAR(200),
     lease_until     TIMESTAMP(6) WITH TIME ZONE,
     lease_losses    INTEGER                   NOT NULL DEFAULT 0,
+    aggregate_version BIGINT,
+    supersede_key   VARCHAR(510),
     CONSTRAINT outbox_event_id_key UNIQUE (id)
 );
 CREATE INDEX IF NOT EXISTS outbox_event_status_idx ON outbox_event (status, seq);

@@ -23,10 +23,12 @@ CREATE TABLE IF NOT EXISTS outbox_event (
     status          VARCHAR(16)   CHARACTER SET ascii NOT NULL DEFAULT 'PENDING',
     attempts        INT           NOT NULL DEFAULT 0,                 -- the event's own failed sends
     last_error      VARCHAR(1000),
-    published_at    DATETIME(6),                                      -- when it reached PUBLISHED/EXPIRED
+    published_at    DATETIME(6),                                      -- when it reached a final state
     lease_owner     VARCHAR(200),
     lease_until     DATETIME(6),
     lease_losses    INT           NOT NULL DEFAULT 0,                 -- leases that ran out unanswered
+    aggregate_version BIGINT,                                         -- the aggregate's version after it
+    supersede_key   VARCHAR(255),                                     -- a later event with this key withdraws it
     PRIMARY KEY (seq),
     UNIQUE KEY outbox_event_id_key (id),
     -- Claim: PENDING rows in seq order. Leading with status keeps PUBLISHED rows out of the scan.

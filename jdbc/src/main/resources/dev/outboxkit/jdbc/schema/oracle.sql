@@ -33,10 +33,13 @@ CREATE TABLE outbox_event (
     lease_owner     VARCHAR2(200 CHAR),
     lease_until     TIMESTAMP(6),
     lease_losses    NUMBER(10)         DEFAULT 0 NOT NULL,        -- leases that ran out unanswered
+    aggregate_version NUMBER(19),                                 -- the aggregate's version after it
+    supersede_key   VARCHAR2(255 CHAR),                           -- a later event with this key withdraws it
     CONSTRAINT outbox_event_pkey PRIMARY KEY (seq),
     CONSTRAINT outbox_event_id_key UNIQUE (id),
     CONSTRAINT outbox_event_status_check
-        CHECK (status IN ('PENDING', 'IN_FLIGHT', 'PUBLISHED', 'DEAD', 'EXPIRED'))
+        CHECK (status IN ('PENDING', 'IN_FLIGHT', 'PUBLISHED', 'DEAD', 'EXPIRED', 'CANCELLED',
+                          'SUPERSEDED'))
 );
 -- Claim: PENDING rows in seq order. Leading with status keeps PUBLISHED rows out of the scan.
 CREATE INDEX outbox_event_status_idx ON outbox_event (status, seq);

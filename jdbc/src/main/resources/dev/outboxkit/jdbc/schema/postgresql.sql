@@ -19,13 +19,16 @@ CREATE TABLE IF NOT EXISTS outbox_event (
     status          VARCHAR(16)   NOT NULL DEFAULT 'PENDING',
     attempts        INTEGER       NOT NULL DEFAULT 0,                 -- the event's own failed sends
     last_error      VARCHAR(1000),
-    published_at    TIMESTAMPTZ,                                      -- when it reached PUBLISHED/EXPIRED
+    published_at    TIMESTAMPTZ,                                      -- when it reached a final state
     lease_owner     VARCHAR(200),
     lease_until     TIMESTAMPTZ,
     lease_losses    INTEGER       NOT NULL DEFAULT 0,                 -- leases that ran out unanswered
+    aggregate_version BIGINT,                                         -- the aggregate's version after it
+    supersede_key   VARCHAR(255),                                     -- a later event with this key withdraws it
     CONSTRAINT outbox_event_id_key UNIQUE (id),
     CONSTRAINT outbox_event_status_check
-        CHECK (status IN ('PENDING', 'IN_FLIGHT', 'PUBLISHED', 'DEAD', 'EXPIRED'))
+        CHECK (status IN ('PENDING', 'IN_FLIGHT', 'PUBLISHED', 'DEAD', 'EXPIRED', 'CANCELLED',
+                          'SUPERSEDED'))
 );
 
 -- Partial indexes hold only live rows, so claiming costs the same with a million PUBLISHED rows

@@ -37,10 +37,13 @@ CREATE TABLE outbox_event (
     lease_owner     NVARCHAR(200) COLLATE Latin1_General_100_BIN2,
     lease_until     DATETIME2(6),
     lease_losses    INT           NOT NULL DEFAULT 0,
+    aggregate_version BIGINT,                                         -- the aggregate's version after it
+    supersede_key   NVARCHAR(510) COLLATE Latin1_General_100_BIN2,    -- a later event with this key withdraws it
     CONSTRAINT outbox_event_pkey PRIMARY KEY (seq),                    -- clustered, by default
     CONSTRAINT outbox_event_id_key UNIQUE (id),
     CONSTRAINT outbox_event_status_check
-        CHECK (status IN ('PENDING', 'IN_FLIGHT', 'PUBLISHED', 'DEAD', 'EXPIRED'))
+        CHECK (status IN ('PENDING', 'IN_FLIGHT', 'PUBLISHED', 'DEAD', 'EXPIRED', 'CANCELLED',
+                          'SUPERSEDED'))
 );
 -- Claim: PENDING rows in seq order. Leading with status keeps PUBLISHED rows out of the scan.
 CREATE INDEX outbox_event_status_idx ON outbox_event (status, seq);

@@ -20,6 +20,47 @@
 INSERT INTO {table} ({written_columns}, available_at)
 VALUES ({written_values}, {now + :delay})
 
+-- Withdrawing waiting events in the caller's transaction reads their seqs without locks, then
+-- updates them by primary key, re-checking the status: so it locks only the rows it withdraws, never
+-- a range of the aggregate index (which, under MySQL's REPEATABLE READ, would block a relay marking
+-- rows of that aggregate and deadlock with it), and a row a relay claimed meanwhile is left alone.
+-- Under REPEATABLE READ the read sees the transaction's snapshot: an event committed after it
+-- began is not withdrawn.
+
+-- An appended event with a supersede key withdraws the earlier events of its aggregate with that
+-- key which are still waiting; one a relay holds is sent anyway. The aggregate index finds them.
+-- name: supersedeCandidates
+SELECT seq FROM {table}
+ WHERE aggregate_type = :aggregate_type AND aggregate_id = :aggregate_id
+   AND supersede_key = :supersede_key AND status IN ('PENDING', 'DEAD') AND id <> :id
+ ORDER BY seq
+
+-- name: waitingOfAggregate
+SELECT seq FROM {table}
+ WHERE aggregate_type = :aggregate_type AND aggregate_id = :aggregate_id
+   AND status IN ('PENDING', 'DEAD')
+ ORDER BY seq
+
+-- :status is CANCELLED or SUPERSEDED.
+-- name: withdraw
+UPDATE {table}
+   SET status = :status, published_at = {now}, last_error = :reason
+ WHERE seq IN (:seqs) AND status IN ('PENDING', 'DEAD')
+
+-- Withdraws one event by its unique id (a lock on that row alone). The update waits for a relay's
+-- short claim transaction and then finds the row claimed, so a cancel and a claim never both win.
+-- name: cancel
+UPDATE {table}
+   SET status = 'CANCELLED', published_at = {now}, last_error = :reason
+ WHERE id = :id AND status IN ('PENDING', 'DEAD')
+
+-- name: eventStatus
+SELECT status FROM {table} WHERE id = :id
+
+-- name: countInFlightOfAggregate
+SELECT COUNT(*) FROM {table}
+ WHERE aggregate_type = :aggregate_type AND aggregate_id = :aggregate_id AND status = 'IN_FLIGHT'
+
 -- name: markClaimed
 UPDATE {table}
    SET status = 'IN_FLIGHT', lease_owner = :owner, lease_until = {now + :lease}
@@ -75,11 +116,12 @@ SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
 
 -- Retention walks the primary key in windows (index-driven, whatever the table holds) and reads
 -- without locking; old = 1 marks a row past its retention. :finished_on and :dead_on are 1 or 0,
--- their ages the retentions in micros. published_at is when the row finished: PUBLISHED, EXPIRED or
--- DEAD.
+-- their ages the retentions in micros. published_at is when the row finished: PUBLISHED, EXPIRED,
+-- CANCELLED, SUPERSEDED or DEAD.
 -- name: retentionWindow
 SELECT seq,
-       CASE WHEN (:finished_on = 1 AND status IN ('PUBLISHED', 'EXPIRED')
+       CASE WHEN (:finished_on = 1
+                  AND status IN ('PUBLISHED', 'EXPIRED', 'CANCELLED', 'SUPERSEDED')
                   AND published_at < {now - :finished_age})
               OR (:dead_on = 1 AND status = 'DEAD' AND published_at < {now - :dead_age})
             THEN 1 ELSE 0 END AS old
@@ -93,7 +135,7 @@ SELECT seq,
 -- name: purgeRetained
 DELETE FROM {table}
  WHERE seq IN (:seqs)
-   AND ((:finished_on = 1 AND status IN ('PUBLISHED', 'EXPIRED')
+   AND ((:finished_on = 1 AND status IN ('PUBLISHED', 'EXPIRED', 'CANCELLED', 'SUPERSEDED')
          AND published_at < {now - :finished_age})
         OR (:dead_on = 1 AND status = 'DEAD' AND published_at < {now - :dead_age}))
 
@@ -202,7 +244,7 @@ SELECT {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expir
    FOR UPDATE SKIP LOCKED
 
 -- A consistent (non-locking) read. A candidate qualifies only if every earlier event of its
--- aggregate is finished (PUBLISHED or EXPIRED), states no row ever leaves, so a candidate never
+-- aggregate is finished (PUBLISHED, EXPIRED, CANCELLED or SUPERSEDED), states no row ever leaves, so a candidate never
 -- turns out to be out of order once claimed. That needs a read from one snapshot: where reads
 -- have none (Derby; SQL Server under locking READ COMMITTED) a row moving between statuses while
 -- the probe runs can slip past it, and the probe must walk the aggregate by seq instead (see the

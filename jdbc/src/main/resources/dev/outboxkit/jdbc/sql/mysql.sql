@@ -15,7 +15,7 @@ SELECT {event_columns}, (expires_at <= UTC_TIMESTAMP(6)) AS expired
    FOR UPDATE SKIP LOCKED
 
 -- A consistent (non-locking) read. A candidate qualifies only if every earlier event of its
--- aggregate is finished (PUBLISHED or EXPIRED), states no row ever leaves, so a candidate
+-- aggregate is finished (PUBLISHED, EXPIRED, CANCELLED, SUPERSEDED), states no row leaves, so one
 -- never turns out to be out of order once locked. One probe per unfinished status: with an
 -- IN list the optimizer seeks only on the aggregate and reads its whole history per candidate;
 -- with one status each probe seeks on (aggregate, status) and ranges on seq.

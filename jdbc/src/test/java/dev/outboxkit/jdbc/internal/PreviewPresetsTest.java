@@ -273,6 +273,8 @@ class PreviewPresetsTest {
           .setString("headers", null)
           .setInstant("occurred_at", Instant.parse("2026-03-04T05:06:07Z"))
           .setInstant("expires_at", null)
+          .setLong("aggregate_version", java.util.OptionalLong.empty())
+          .setString("supersede_key", null)
           .setLong("delay", delayMicros)
           .executeUpdate();
     }

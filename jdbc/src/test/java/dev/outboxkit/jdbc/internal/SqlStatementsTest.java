@@ -92,12 +92,12 @@ class SqlStatementsTest {
             OutboxSql.of(Dialect.POSTGRESQL.preset(), TableName.of("outbox_event"))
                 .text(Statements.CLAIM_UNORDERED))
         .contains("RETURNING o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type,")
-        .contains("o.expires_at, o.attempts, (o.expires_at <= now()) AS expired");
+        .contains("o.supersede_key, o.attempts, (o.expires_at <= now()) AS expired");
     assertThat(
             OutboxSql.of(Dialect.H2.preset(), TableName.of("outbox_event")).text(Statements.INSERT))
         .startsWith("INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type,")
         .endsWith(
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP))");
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP))");
   }
 
   @Test

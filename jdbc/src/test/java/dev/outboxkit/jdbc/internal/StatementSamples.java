@@ -48,11 +48,15 @@ public final class StatementSamples {
           q.setLong(p, micros);
           break;
         case "seq":
+        case "aggregate_version":
         case "after":
         case "head":
           q.setLong(p, 0);
           break;
-        default: // owner, status, error, aggregate_type, ..., headers, consumer
+        case "status":
+          q.setString(p, "CANCELLED");
+          break;
+        default: // owner, error, aggregate_type, ..., headers, consumer
           q.setString(p, "x");
       }
     }
