@@ -7,21 +7,32 @@ import java.util.Optional;
 
 /**
  * The live part of an outbox table at one moment, as read by {@link OutboxAdmin#snapshot()}: how
- * many events wait, are being sent, or are quarantined, and how long the oldest waiting one has
- * waited. Immutable; every figure comes from one statement, so they are consistent with each other.
+ * many events wait, are being sent, or are quarantined, how many were withdrawn by the application
+ * and are kept until retention purges them, and how long the oldest waiting event has waited.
+ * Immutable; every figure comes from one statement, so they are consistent with each other.
  */
 public final class OutboxSnapshot {
   private final long pending;
   private final long inFlight;
   private final long dead;
+  private final long cancelled;
+  private final long superseded;
   private final Duration oldestPendingAge;
   private final Instant takenAt;
 
   OutboxSnapshot(
-      long pending, long inFlight, long dead, Duration oldestPendingAge, Instant takenAt) {
+      long pending,
+      long inFlight,
+      long dead,
+      long cancelled,
+      long superseded,
+      Duration oldestPendingAge,
+      Instant takenAt) {
     this.pending = pending;
     this.inFlight = inFlight;
     this.dead = dead;
+    this.cancelled = cancelled;
+    this.superseded = superseded;
     this.oldestPendingAge = oldestPendingAge;
     this.takenAt = Objects.requireNonNull(takenAt, "takenAt");
   }
@@ -39,6 +50,23 @@ public final class OutboxSnapshot {
   /** {@return the quarantined events waiting for an operator (see {@link OutboxAdmin#listDead})} */
   public long dead() {
     return dead;
+  }
+
+  /**
+   * {@return the CANCELLED events still in the table (withdrawn by {@link Outbox#cancel} or {@link
+   * OutboxAdmin#cancel}; never sent)} Retention purges them like PUBLISHED ones, so the figure is
+   * the count within the retention period, not since the start.
+   */
+  public long cancelled() {
+    return cancelled;
+  }
+
+  /**
+   * {@return the SUPERSEDED events still in the table (withdrawn by a later event with the same
+   * supersede key; never sent)} Retention purges them like PUBLISHED ones.
+   */
+  public long superseded() {
+    return superseded;
   }
 
   /**
@@ -67,13 +95,15 @@ public final class OutboxSnapshot {
     return pending == s.pending
         && inFlight == s.inFlight
         && dead == s.dead
+        && cancelled == s.cancelled
+        && superseded == s.superseded
         && Objects.equals(oldestPendingAge, s.oldestPendingAge)
         && takenAt.equals(s.takenAt);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(pending, inFlight, dead, oldestPendingAge, takenAt);
+    return Objects.hash(pending, inFlight, dead, cancelled, superseded, oldestPendingAge, takenAt);
   }
 
   @Override
@@ -84,6 +114,10 @@ public final class OutboxSnapshot {
         + inFlight
         + ", dead="
         + dead
+        + ", cancelled="
+        + cancelled
+        + ", superseded="
+        + superseded
         + ", oldestPendingAge="
         + (oldestPendingAge == null ? "none" : oldestPendingAge)
         + ", takenAt="

@@ -87,6 +87,6 @@ class MySqlFamilySnapshotTest extends SnapshotContractTest {
         }
       }
     }
-    assertThat(reads).as("one read per figure").hasSize(4);
+    assertThat(reads).as("one read per figure").hasSize(6);
   }
 }

@@ -43,7 +43,8 @@ class PostgresSnapshotTest extends SnapshotContractTest {
           .doesNotContain("Seq Scan")
           .contains("outbox_event_pending_idx")
           .contains("outbox_event_lease_idx")
-          .contains("outbox_event_dead_idx");
+          .contains("outbox_event_dead_idx")
+          .contains("outbox_event_withdrawn_idx");
     }
   }
 }

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
  *
  * <p>The table is loaded server-side (one INSERT … SELECT over a number series): row {@code g} of
  * {@code n} is PENDING if it is among the last 500, else IN_FLIGHT if {@code g % 50000 = 1}, DEAD
- * if {@code g % 100000 = 7}, EXPIRED if {@code g % 100000 = 3}, else PUBLISHED; it occurred {@code
- * n - g} seconds before the load, so the oldest PENDING event is 499 seconds old at load time.
+ * if {@code g % 100000 = 7}, EXPIRED if {@code g % 100000 = 3}, CANCELLED if {@code g % 100000 =
+ * 11}, SUPERSEDED if {@code g % 20000 = 13}, else PUBLISHED; it occurred {@code n - g} seconds
+ * before the load, so the oldest PENDING event is 499 seconds old at load time.
  */
 abstract class SnapshotContractTest extends DatabaseTest {
   private static final int PENDING_TAIL = 500;
@@ -46,7 +47,11 @@ abstract class SnapshotContractTest extends DatabaseTest {
         + g
         + ", 100000) = 7 THEN 'DEAD' WHEN MOD("
         + g
-        + ", 100000) = 3 THEN 'EXPIRED' ELSE 'PUBLISHED' END";
+        + ", 100000) = 3 THEN 'EXPIRED' WHEN MOD("
+        + g
+        + ", 100000) = 11 THEN 'CANCELLED' WHEN MOD("
+        + g
+        + ", 20000) = 13 THEN 'SUPERSEDED' ELSE 'PUBLISHED' END";
   }
 
   /** The same rule in Java, for the expected figures. */
@@ -59,6 +64,10 @@ abstract class SnapshotContractTest extends DatabaseTest {
       return EventStatus.DEAD;
     } else if (g % 100000 == 3) {
       return EventStatus.EXPIRED;
+    } else if (g % 100000 == 11) {
+      return EventStatus.CANCELLED;
+    } else if (g % 20000 == 13) {
+      return EventStatus.SUPERSEDED;
     }
     return EventStatus.PUBLISHED;
   }
@@ -92,10 +101,14 @@ abstract class SnapshotContractTest extends DatabaseTest {
     load(n);
     long inFlight = 0;
     long dead = 0;
+    long cancelled = 0;
+    long superseded = 0;
     for (long g = 1; g <= n; g++) {
       EventStatus s = statusOf(g, n);
       inFlight += s == EventStatus.IN_FLIGHT ? 1 : 0;
       dead += s == EventStatus.DEAD ? 1 : 0;
+      cancelled += s == EventStatus.CANCELLED ? 1 : 0;
+      superseded += s == EventStatus.SUPERSEDED ? 1 : 0;
     }
 
     assertIndexDriven(snapshotSql());
@@ -104,6 +117,8 @@ abstract class SnapshotContractTest extends DatabaseTest {
     assertThat(snapshot.pending()).isEqualTo(PENDING_TAIL);
     assertThat(snapshot.inFlight()).isEqualTo(inFlight).isPositive();
     assertThat(snapshot.dead()).isEqualTo(dead).isPositive();
+    assertThat(snapshot.cancelled()).isEqualTo(cancelled).isPositive();
+    assertThat(snapshot.superseded()).isEqualTo(superseded).isGreaterThan(cancelled);
     // 499 s old at load time; the load and the snapshot add their own (unknown) durations.
     Duration sinceLoadStarted = Duration.between(before, Instant.now()).plusSeconds(2);
     assertThat(snapshot.oldestPendingAge())
@@ -118,7 +133,9 @@ abstract class SnapshotContractTest extends DatabaseTest {
     assertThat(OutboxAdmin.create(ds).countByStatus())
         .containsEntry(EventStatus.PENDING, (long) PENDING_TAIL)
         .containsEntry(EventStatus.IN_FLIGHT, inFlight)
-        .containsEntry(EventStatus.DEAD, dead);
+        .containsEntry(EventStatus.DEAD, dead)
+        .containsEntry(EventStatus.CANCELLED, cancelled)
+        .containsEntry(EventStatus.SUPERSEDED, superseded);
   }
 
   @Test
@@ -128,6 +145,8 @@ abstract class SnapshotContractTest extends DatabaseTest {
     assertThat(snapshot.pending()).isZero();
     assertThat(snapshot.inFlight()).isZero();
     assertThat(snapshot.dead()).isZero();
+    assertThat(snapshot.cancelled()).isZero();
+    assertThat(snapshot.superseded()).isZero();
     assertThat(snapshot.oldestPendingAge()).isEmpty();
     assertThat(snapshot.toString()).contains("pending=0").contains("oldestPendingAge=none");
   }

@@ -41,11 +41,11 @@ import java.util.function.ToDoubleFunction;
  *   <li>timer {@value #LAG}: from the event's {@code occurredAt} to the broker's confirmation;
  *   <li>timers {@value #CLAIM}, {@value #SEND}, {@value #ACK} per batch and distribution summary
  *       {@value #BATCH_SIZE} (events per claimed batch);
- *   <li>with an admin, gauges {@value #PENDING}, {@value #IN_FLIGHT}, {@value #DEAD_ROWS} (rows)
- *       and time gauge {@value #OLDEST_PENDING_AGE} (0 when nothing is pending). They read one
- *       {@link OutboxAdmin#snapshot()} per {@link Builder#snapshotInterval(Duration) snapshot
- *       interval} at most, on the thread that reads the gauges, and show NaN while the database
- *       cannot be read.
+ *   <li>with an admin, gauges {@value #PENDING}, {@value #IN_FLIGHT}, {@value #DEAD_ROWS}, {@value
+ *       #CANCELLED_ROWS}, {@value #SUPERSEDED_ROWS} (rows) and time gauge {@value
+ *       #OLDEST_PENDING_AGE} (0 when nothing is pending). They read one {@link
+ *       OutboxAdmin#snapshot()} per {@link Builder#snapshotInterval(Duration) snapshot interval} at
+ *       most, on the thread that reads the gauges, and show NaN while the database cannot be read.
  * </ul>
  *
  * Listener methods only update meters: cheap and non-blocking, as the relay requires. Thread-safe.
@@ -123,6 +123,18 @@ public final class OutboxMetrics implements RelayListener {
   /** DEAD rows waiting for an operator: {@value}. */
   public static final String DEAD_ROWS = "outboxkit.outbox.dead";
 
+  /**
+   * CANCELLED rows kept until retention purges them: {@value}. Withdrawn by the application, never
+   * sent; its rise shows how often work is called off before delivery.
+   */
+  public static final String CANCELLED_ROWS = "outboxkit.outbox.cancelled";
+
+  /**
+   * SUPERSEDED rows kept until retention purges them: {@value}. Each one is a delivery saved by a
+   * later event with the same supersede key.
+   */
+  public static final String SUPERSEDED_ROWS = "outboxkit.outbox.superseded";
+
   /** Age of the oldest PENDING event: {@value}. */
   public static final String OLDEST_PENDING_AGE = "outboxkit.outbox.oldest.pending.age";
 
@@ -197,6 +209,9 @@ public final class OutboxMetrics implements RelayListener {
       gauge(r, PENDING, "PENDING rows", tags, cache, OutboxSnapshot::pending);
       gauge(r, IN_FLIGHT, "IN_FLIGHT rows", tags, cache, OutboxSnapshot::inFlight);
       gauge(r, DEAD_ROWS, "DEAD rows waiting for an operator", tags, cache, OutboxSnapshot::dead);
+      gauge(r, CANCELLED_ROWS, "CANCELLED rows retained", tags, cache, OutboxSnapshot::cancelled);
+      gauge(
+          r, SUPERSEDED_ROWS, "SUPERSEDED rows retained", tags, cache, OutboxSnapshot::superseded);
       TimeGauge.builder(
               OLDEST_PENDING_AGE,
               cache,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.SendResult;
+import dev.outboxkit.jdbc.CancelOutcome;
 import dev.outboxkit.jdbc.Outbox;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
@@ -171,6 +172,33 @@ class OutboxMetricsContractTest {
         .isEqualTo(1500);
     assertThat(registry.get(OutboxMetrics.PURGED).tag("table", "inbox").counter().count())
         .isEqualTo(7);
+  }
+
+  @Test
+  void gauges_count_events_withdrawn_before_delivery() throws Exception {
+    OutboxMetrics.builder(registry)
+        .admin(OutboxAdmin.create(ds))
+        .snapshotInterval(INTERVAL)
+        .clock(clock)
+        .build();
+    OutboxEvent cancelled = append("to-cancel").get(0);
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      for (int i = 0; i < 3; i++) { // the last one supersedes the first two
+        Outbox.append(
+            c,
+            OutboxEvent.builder("Customer", "42", "ProfileChanged")
+                .supersedeKey("customer-42/profile")
+                .payload("{}")
+                .build());
+      }
+      assertThat(Outbox.cancel(c, cancelled.id())).isEqualTo(CancelOutcome.CANCELLED);
+      c.commit();
+    }
+
+    assertThat(gauge(OutboxMetrics.PENDING)).isEqualTo(1);
+    assertThat(gauge(OutboxMetrics.CANCELLED_ROWS)).isEqualTo(1);
+    assertThat(gauge(OutboxMetrics.SUPERSEDED_ROWS)).isEqualTo(2);
   }
 
   @Test

@@ -31,7 +31,14 @@ public final class AdminQueries {
      * @param oldestPendingAge null when nothing is pending
      * @param readAt the database's clock when the figures were read
      */
-    T of(long pending, long inFlight, long dead, Duration oldestPendingAge, Instant readAt);
+    T of(
+        long pending,
+        long inFlight,
+        long dead,
+        long cancelled,
+        long superseded,
+        Duration oldestPendingAge,
+        Instant readAt);
   }
 
   /**
@@ -140,6 +147,8 @@ public final class AdminQueries {
                 rs.getLong("pending"),
                 rs.getLong("in_flight"),
                 rs.getLong("dead"),
+                rs.getLong("cancelled"),
+                rs.getLong("superseded"),
                 oldest == null ? null : age(oldest, now),
                 now);
           }

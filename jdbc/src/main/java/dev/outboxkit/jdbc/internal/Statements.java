@@ -113,7 +113,8 @@ final class Statements {
 
   /** The live figures in one statement. */
   public static final Statement SNAPSHOT =
-      Statement.always("snapshot").columns("pending", "in_flight", "dead", "oldest", "db_now");
+      Statement.always("snapshot")
+          .columns("pending", "in_flight", "dead", "cancelled", "superseded", "oldest", "db_now");
 
   /** A page of DEAD events after a seq. */
   public static final Statement LIST_DEAD =

@@ -45,3 +45,6 @@ CREATE INDEX IF NOT EXISTS outbox_event_aggregate_idx
 -- Admin: listing quarantined events.
 CREATE INDEX IF NOT EXISTS outbox_event_dead_idx
     ON outbox_event (seq) WHERE status = 'DEAD';
+-- Snapshot: counting withdrawn events without reading the PUBLISHED history.
+CREATE INDEX IF NOT EXISTS outbox_event_withdrawn_idx
+    ON outbox_event (status) WHERE status IN ('CANCELLED', 'SUPERSEDED');

@@ -89,6 +89,8 @@ SELECT (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq {r
 SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
        (SELECT COUNT(*) FROM {table} WHERE status = 'IN_FLIGHT') AS in_flight,
        (SELECT COUNT(*) FROM {table} WHERE status = 'DEAD') AS dead,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'CANCELLED') AS cancelled,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'SUPERSEDED') AS superseded,
        (SELECT occurred_at FROM {table} WHERE status = 'PENDING' ORDER BY seq {rows 1})
          AS oldest,
        {now} AS db_now

@@ -103,6 +103,8 @@ SELECT (SELECT occurred_at FROM {table} IGNORE INDEX FOR ORDER BY (PRIMARY)
 SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
        (SELECT COUNT(*) FROM {table} WHERE status = 'IN_FLIGHT') AS in_flight,
        (SELECT COUNT(*) FROM {table} WHERE status = 'DEAD') AS dead,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'CANCELLED') AS cancelled,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'SUPERSEDED') AS superseded,
        (SELECT occurred_at FROM {table} IGNORE INDEX FOR ORDER BY (PRIMARY)
          WHERE status = 'PENDING' ORDER BY seq LIMIT 1)
          AS oldest,

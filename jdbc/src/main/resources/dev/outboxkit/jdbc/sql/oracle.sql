@@ -41,6 +41,8 @@ SELECT (SELECT o.occurred_at FROM {table} o
 SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
        (SELECT COUNT(*) FROM {table} WHERE status = 'IN_FLIGHT') AS in_flight,
        (SELECT COUNT(*) FROM {table} WHERE status = 'DEAD') AS dead,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'CANCELLED') AS cancelled,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'SUPERSEDED') AS superseded,
        (SELECT o.occurred_at FROM {table} o
          WHERE o.seq = (SELECT MIN(m.seq) FROM {table} m WHERE m.status = 'PENDING')) AS oldest,
        {now} AS db_now
