@@ -2,6 +2,7 @@ package dev.outboxkit.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.outboxkit.InvalidEventException;
 import dev.outboxkit.OutboxEvent;
@@ -23,6 +24,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -440,6 +443,59 @@ class LifecycleContractTest extends RelayDatabaseTest {
     }
     assertThat(transport.deliveredEvents()).containsExactly(v1, other, v2);
     assertThat(transport.deliveredEvents().get(2).aggregateVersion()).hasValue(2);
+  }
+
+  @Test
+  void a_table_of_an_earlier_version_takes_the_statements_the_start_check_names() throws Exception {
+    execute("DROP TABLE IF EXISTS old_lifecycle");
+    try (Connection c = ds.getConnection()) {
+      OutboxSchema.create(c, "old_lifecycle");
+    }
+    // As the previous version made it: no lifecycle columns; a status CHECK (where the dialect's
+    // DDL has one) without the withdrawn states.
+    execute("ALTER TABLE old_lifecycle DROP COLUMN aggregate_version");
+    execute("ALTER TABLE old_lifecycle DROP COLUMN supersede_key");
+    boolean checked =
+        OutboxSchema.ddl(dialect, "old_lifecycle").contains("old_lifecycle_status_check");
+    if (checked) {
+      execute("ALTER TABLE old_lifecycle DROP CONSTRAINT old_lifecycle_status_check");
+      execute(
+          "ALTER TABLE old_lifecycle ADD CONSTRAINT old_lifecycle_status_check CHECK (status IN"
+              + " ('PENDING', 'IN_FLIGHT', 'PUBLISHED', 'DEAD', 'EXPIRED'))");
+    }
+    OutboxRelay old = relay(new RecordingTransport(), "old").table("old_lifecycle").build();
+    OutboxSchemaException refused;
+    try {
+      refused = catchThrowableOfType(OutboxSchemaException.class, old::start);
+    } finally {
+      old.close();
+    }
+    assertThat(refused.missingColumns()).containsExactly("aggregate_version", "supersede_key");
+    List<String> alters = new ArrayList<>();
+    Matcher m = Pattern.compile("ALTER TABLE old_lifecycle [^;]+").matcher(refused.getMessage());
+    while (m.find()) {
+      alters.add(m.group());
+    }
+    assertThat(alters).hasSize(checked ? 4 : 2);
+    for (String alter : alters) { // as an operator runs them
+      execute(alter);
+    }
+
+    OutboxWriter writer = OutboxWriter.builder().table("old_lifecycle").build();
+    OutboxEvent cancelled = event("a", 1);
+    OutboxEvent newest = keyed("c", 3, "profile");
+    try (Connection c = transaction()) {
+      writer.append(c, cancelled);
+      writer.append(c, keyed("c", 2, "profile"));
+      writer.append(c, newest);
+      assertThat(writer.cancel(c, cancelled.id())).isEqualTo(CancelOutcome.CANCELLED);
+      c.commit();
+    }
+    RecordingTransport transport = new RecordingTransport();
+    try (OutboxRelay mended = relay(transport, "mended").table("old_lifecycle").build()) {
+      mended.drain();
+    }
+    assertThat(transport.deliveredEvents()).containsExactly(newest);
   }
 
   private static void await(CountDownLatch latch) {

@@ -38,6 +38,10 @@ final class TableCheck {
   private static final Pattern COLUMN =
       Pattern.compile("^\\s+([a-z_]+)\\s+([A-Z].*?),?\\s*(--.*)?$");
 
+  // The shipped DDL's named CHECK on the status column, which lists every state.
+  private static final Pattern STATUS_CHECK =
+      Pattern.compile("CONSTRAINT\\s+(\\S+)\\s+CHECK\\s*\\((status\\s+IN\\s*\\([^)]*\\))\\)");
+
   private TableCheck() {}
 
   /** Whether the failure says a table or column is missing. */
@@ -120,6 +124,7 @@ final class TableCheck {
       }
     }
     if (!missing.isEmpty()) {
+      alters.append(statusCheckRefresh(actual, table));
       throw new OutboxSchemaException(
           table.qualified(),
           missing,
@@ -280,6 +285,33 @@ final class TableCheck {
       }
     }
     return columns;
+  }
+
+  /**
+   * The statements that replace the table's status CHECK with the shipped DDL's, for a table made
+   * before the newer states existed (its inserts work, but withdrawing an event would break the
+   * check); empty for a DDL without one.
+   */
+  static String statusCheckRefresh(SqlDialect dialect, TableName table) {
+    if (dialect.schema().isEmpty()) {
+      return "";
+    }
+    Matcher m = STATUS_CHECK.matcher(OutboxSchema.ddl(dialect, table.qualified()));
+    if (!m.find()) {
+      return "";
+    }
+    String alter = "\n  ALTER TABLE " + table.qualified();
+    return "\n  -- and, as the table's status CHECK predates the newer states:"
+        + alter
+        + " DROP CONSTRAINT "
+        + m.group(1)
+        + ';'
+        + alter
+        + " ADD CONSTRAINT "
+        + m.group(1)
+        + " CHECK ("
+        + m.group(2).replaceAll("\\s+", " ")
+        + ");";
   }
 
   /** The name of a preset's DDL file under {@code dev/outboxkit/jdbc/schema/}. */
