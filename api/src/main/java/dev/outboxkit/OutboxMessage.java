@@ -11,22 +11,37 @@ import java.util.Objects;
 public final class OutboxMessage {
   private final OutboxEvent event;
   private final int attempt;
+  private final int uncertainSends;
 
-  private OutboxMessage(OutboxEvent event, int attempt) {
+  private OutboxMessage(OutboxEvent event, int attempt, int uncertainSends) {
     this.event = Objects.requireNonNull(event, "event");
     if (attempt < 1) {
       throw new IllegalArgumentException("attempt must be 1 or more, was " + attempt);
     }
+    if (uncertainSends < 0) {
+      throw new IllegalArgumentException("uncertainSends must be 0 or more, was " + uncertainSends);
+    }
     this.attempt = attempt;
+    this.uncertainSends = uncertainSends;
   }
 
   /**
    * @param event the stored event
    * @param attempt which attempt this is, 1 for the first
-   * @return the message
+   * @return the message, with no uncertain send before it
    */
   public static OutboxMessage of(OutboxEvent event, int attempt) {
-    return new OutboxMessage(event, attempt);
+    return new OutboxMessage(event, attempt, 0);
+  }
+
+  /**
+   * @param event the stored event
+   * @param attempt which attempt this is, 1 for the first
+   * @param uncertainSends how many earlier sends of the event had an unknown outcome
+   * @return the message
+   */
+  public static OutboxMessage of(OutboxEvent event, int attempt, int uncertainSends) {
+    return new OutboxMessage(event, attempt, uncertainSends);
   }
 
   /** {@return the stored event, exactly as appended} */
@@ -42,8 +57,22 @@ public final class OutboxMessage {
     return attempt;
   }
 
+  /**
+   * {@return how many earlier sends of this event ended without an answer ({@link
+   * SendResult#uncertain}), so may have reached the destination} 0 for most messages; a transport
+   * that can look events up is asked first ({@link Transport#confirm}).
+   */
+  public int uncertainSends() {
+    return uncertainSends;
+  }
+
   @Override
   public String toString() {
-    return "OutboxMessage[" + event + ", attempt=" + attempt + "]";
+    return "OutboxMessage["
+        + event
+        + ", attempt="
+        + attempt
+        + (uncertainSends == 0 ? "" : ", uncertainSends=" + uncertainSends)
+        + "]";
   }
 }

@@ -11,6 +11,9 @@ import java.util.Optional;
  *   <li>{@link #delivered()}: the broker or endpoint confirmed it; the event is done.
  *   <li>{@link #retry(String, Duration)}: this event failed in a way that may pass; try it again
  *       later. Counts against the event's attempt budget.
+ *   <li>{@link #uncertain(String)}: the request left but its answer never came (a read timeout, a
+ *       connection cut after the write), so it may have arrived. Retried like a retry, and counted
+ *       apart as an uncertain send, for operators to see and reconcile.
  *   <li>{@link #reject(String)}: this event can never be delivered as it is (too large, refused by
  *       the endpoint); quarantine it as DEAD with the reason, for an operator to replay or discard.
  *   <li>{@link #unavailable(String)}: the transport as a whole is down (broker unreachable). The
@@ -37,18 +40,22 @@ public final class SendResult {
     UNAVAILABLE
   }
 
-  private static final SendResult DELIVERED = new SendResult(Status.DELIVERED, null, null, null);
+  private static final SendResult DELIVERED =
+      new SendResult(Status.DELIVERED, null, null, null, false);
 
   private final Status status;
   private final String reason;
   private final Duration retryAfter;
   private final String scope;
+  private final boolean uncertain;
 
-  private SendResult(Status status, String reason, Duration retryAfter, String scope) {
+  private SendResult(
+      Status status, String reason, Duration retryAfter, String scope, boolean uncertain) {
     this.status = status;
     this.reason = reason;
     this.retryAfter = retryAfter;
     this.scope = scope;
+    this.uncertain = uncertain;
   }
 
   /** {@return the outcome for a message the broker or endpoint confirmed} */
@@ -68,7 +75,25 @@ public final class SendResult {
     if (after != null && after.isNegative()) {
       throw new IllegalArgumentException("retry delay must not be negative, was " + after);
     }
-    return new SendResult(Status.RETRY, requireReason(reason), after, null);
+    return new SendResult(Status.RETRY, requireReason(reason), after, null, false);
+  }
+
+  /**
+   * The request for this event left, but no answer came: it may have reached the destination or not
+   * (a timeout while waiting for the response, a connection cut after the request was written).
+   * Answer {@link #retry} instead when the request surely did not leave (a refused connection).
+   *
+   * <p>The relay retries it like {@code retry(reason, null)}, with the same event id, charged
+   * against the attempt budget, and counts it in the row's {@code uncertain_sends}, in {@code
+   * RelayListener.uncertain} and in the metrics, so operators see how often it happens and which
+   * events to reconcile. A transport that can look an event up at its destination ({@link
+   * Transport#confirmsDelivery()}) is asked before such an event is sent again.
+   *
+   * @param reason what happened, for the event's {@code last_error}; no payload, no secrets
+   * @return a retry outcome whose {@link #isUncertain()} is true
+   */
+  public static SendResult uncertain(String reason) {
+    return new SendResult(Status.RETRY, requireReason(reason), null, null, true);
   }
 
   /**
@@ -78,7 +103,7 @@ public final class SendResult {
    * @return a reject outcome: the event goes to DEAD at once, whatever its remaining attempts
    */
   public static SendResult reject(String reason) {
-    return new SendResult(Status.REJECT, requireReason(reason), null, null);
+    return new SendResult(Status.REJECT, requireReason(reason), null, null, false);
   }
 
   /**
@@ -88,7 +113,7 @@ public final class SendResult {
    * @return an unavailable outcome: the relay backs off and the event keeps its attempt budget
    */
   public static SendResult unavailable(String reason) {
-    return new SendResult(Status.UNAVAILABLE, requireReason(reason), null, null);
+    return new SendResult(Status.UNAVAILABLE, requireReason(reason), null, null, false);
   }
 
   /**
@@ -109,7 +134,7 @@ public final class SendResult {
           "scope must not be blank; use unavailable(reason) for an"
               + " outage of the whole transport");
     }
-    return new SendResult(Status.UNAVAILABLE, requireReason(reason), null, scope);
+    return new SendResult(Status.UNAVAILABLE, requireReason(reason), null, scope, false);
   }
 
   private static String requireReason(String reason) {
@@ -125,6 +150,11 @@ public final class SendResult {
   /** {@return true for {@link Status#DELIVERED}} */
   public boolean isDelivered() {
     return status == Status.DELIVERED;
+  }
+
+  /** {@return true for a retry whose request may have arrived (see {@link #uncertain(String)})} */
+  public boolean isUncertain() {
+    return uncertain;
   }
 
   /** {@return why it failed; empty when delivered} */
@@ -154,12 +184,13 @@ public final class SendResult {
     return status == r.status
         && Objects.equals(reason, r.reason)
         && Objects.equals(retryAfter, r.retryAfter)
-        && Objects.equals(scope, r.scope);
+        && Objects.equals(scope, r.scope)
+        && uncertain == r.uncertain;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(status, reason, retryAfter, scope);
+    return Objects.hash(status, reason, retryAfter, scope, uncertain);
   }
 
   @Override
@@ -167,7 +198,7 @@ public final class SendResult {
     return reason == null
         ? status.name()
         : status
-            + "("
+            + (uncertain ? "(uncertain, " : "(")
             + reason
             + (retryAfter == null ? "" : ", after " + retryAfter)
             + (scope == null ? "" : ", scope " + scope)

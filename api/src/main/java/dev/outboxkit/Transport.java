@@ -134,6 +134,32 @@ public interface Transport extends AutoCloseable {
     return false;
   }
 
+  /**
+   * Whether this transport can look an event up at its destination ({@link #confirm}). The relay
+   * then asks it before sending again an event whose earlier send was uncertain ({@link
+   * OutboxMessage#uncertainSends()} above 0), so an event that did arrive is not delivered twice.
+   *
+   * @return true if {@link #confirm} answers; the default is false (every such event is sent again)
+   */
+  default boolean confirmsDelivery() {
+    return false;
+  }
+
+  /**
+   * Asks the destination whether it already has this message's event (by its id), for a transport
+   * whose {@link #confirmsDelivery()} is true. The relay calls it on a send thread, within the
+   * batch's send timeout, only for messages with an earlier uncertain send; an event confirmed here
+   * is recorded as published without being sent again.
+   *
+   * @param message the event the relay is about to send again
+   * @return true only if the destination confirms it has the event; false to send it
+   * @throws RuntimeException when the destination cannot tell: the event is sent again (at least
+   *     once wins over at most once)
+   */
+  default boolean confirm(OutboxMessage message) {
+    return false;
+  }
+
   /** Releases the transport's resources. The default does nothing. */
   @Override
   default void close() {}

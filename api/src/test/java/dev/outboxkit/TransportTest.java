@@ -50,4 +50,32 @@ class TransportTest {
     assertThat(SendResult.retry("busy", java.time.Duration.ofSeconds(3)).retryAfter())
         .contains(java.time.Duration.ofSeconds(3));
   }
+
+  @Test
+  void an_uncertain_result_is_a_retry_that_says_it_may_have_arrived() {
+    SendResult uncertain = SendResult.uncertain("read timed out");
+
+    assertThat(uncertain.status()).isEqualTo(SendResult.Status.RETRY);
+    assertThat(uncertain.isUncertain()).isTrue();
+    assertThat(uncertain.retryAfter()).isEmpty();
+    assertThat(uncertain).isNotEqualTo(SendResult.retry("read timed out", null));
+    assertThat(uncertain.toString()).isEqualTo("RETRY(uncertain, read timed out)");
+    assertThat(SendResult.retry("busy", null).isUncertain()).isFalse();
+  }
+
+  @Test
+  void by_default_a_transport_looks_nothing_up() {
+    Transport t = m -> SendResult.delivered();
+    OutboxMessage m =
+        OutboxMessage.of(OutboxEvent.builder("Order", "1", "Placed").payload("{}").build(), 2, 1);
+
+    assertThat(t.confirmsDelivery()).isFalse();
+    assertThat(t.confirm(m)).isFalse();
+    assertThat(m.uncertainSends()).isEqualTo(1);
+    assertThat(m.toString()).endsWith(", attempt=2, uncertainSends=1]");
+    assertThat(OutboxMessage.of(m.event(), 1).uncertainSends()).isZero();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> OutboxMessage.of(m.event(), 1, -1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("uncertainSends must be 0 or more, was -1");
+  }
 }

@@ -14,6 +14,7 @@ public final class DeadEvent {
   private final String aggregateId;
   private final String eventType;
   private final int attempts;
+  private final int uncertainSends;
   private final String lastError;
   private final Instant occurredAt;
 
@@ -24,6 +25,7 @@ public final class DeadEvent {
       String aggregateId,
       String eventType,
       int attempts,
+      int uncertainSends,
       String lastError,
       Instant occurredAt) {
     this.seq = seq;
@@ -32,6 +34,7 @@ public final class DeadEvent {
     this.aggregateId = aggregateId;
     this.eventType = eventType;
     this.attempts = attempts;
+    this.uncertainSends = uncertainSends;
     this.lastError = lastError;
     this.occurredAt = occurredAt;
   }
@@ -72,6 +75,14 @@ public final class DeadEvent {
     return attempts;
   }
 
+  /**
+   * {@return how many of its sends ended without an answer, so may have reached the destination}
+   * Above 0, check the destination before a replay: the event may already be there.
+   */
+  public int uncertainSends() {
+    return uncertainSends;
+  }
+
   /** {@return why it was quarantined: the transport's reason, never the payload} */
   public String lastError() {
     return lastError;
@@ -94,6 +105,7 @@ public final class DeadEvent {
         + eventType
         + ", attempts="
         + attempts
+        + (uncertainSends == 0 ? "" : ", uncertainSends=" + uncertainSends)
         + ", lastError="
         + lastError
         + "]";

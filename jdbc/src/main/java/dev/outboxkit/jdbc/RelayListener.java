@@ -53,6 +53,17 @@ public interface RelayListener {
   default void retried(OutboxEvent event, int attempt, String reason, Duration delay) {}
 
   /**
+   * A send of an event ended without an answer ({@code SendResult.uncertain}): it may have reached
+   * the destination. Called besides {@link #retried} or {@link #dead}, which say what happens next;
+   * the row counts it in {@code uncertain_sends}.
+   *
+   * @param event the event, as stored
+   * @param attempt the attempt whose outcome is unknown
+   * @param reason the transport's reason
+   */
+  default void uncertain(OutboxEvent event, int attempt, String reason) {}
+
+  /**
    * An event was quarantined as DEAD; it waits for an operator to replay or discard it. Worth an
    * alert: in ordered mode the event's aggregate is held back until then.
    *

@@ -38,6 +38,9 @@ public final class RecordingListener implements RelayListener {
   /** Failed sends charged and scheduled again. */
   public final AtomicInteger retried = new AtomicInteger();
 
+  /** Sends reported uncertain: the event's id, once per such send. */
+  public final List<UUID> uncertain = new CopyOnWriteArrayList<>();
+
   /** Events quarantined as DEAD. */
   public final AtomicInteger dead = new AtomicInteger();
 
@@ -92,6 +95,11 @@ public final class RecordingListener implements RelayListener {
   @Override
   public void retried(OutboxEvent event, int attempt, String reason, Duration delay) {
     retried.incrementAndGet();
+  }
+
+  @Override
+  public void uncertain(OutboxEvent event, int attempt, String reason) {
+    uncertain.add(event.id());
   }
 
   @Override

@@ -110,7 +110,8 @@ abstract class RelayDatabaseTest extends DatabaseTest {
     try (Connection c = ds.getConnection();
         PreparedStatement ps =
             c.prepareStatement(
-                "SELECT status, attempts, lease_losses, last_error, lease_owner FROM outbox_event"
+                "SELECT status, attempts, lease_losses, uncertain_sends, last_error, lease_owner"
+                    + " FROM outbox_event"
                     + " WHERE id = ?")) {
       sql().setUuid(ps, 1, id);
       try (ResultSet rs = ps.executeQuery()) {
@@ -119,6 +120,7 @@ abstract class RelayDatabaseTest extends DatabaseTest {
         row.put("status", rs.getString("status"));
         row.put("attempts", rs.getInt("attempts"));
         row.put("lease_losses", rs.getInt("lease_losses"));
+        row.put("uncertain_sends", rs.getInt("uncertain_sends"));
         row.put("last_error", rs.getString("last_error"));
         row.put("lease_owner", rs.getString("lease_owner"));
         return row;

@@ -34,10 +34,11 @@ import java.util.function.ToDoubleFunction;
  * <p>Meters (all with the builder's tags):
  *
  * <ul>
- *   <li>counters {@value #PUBLISHED}, {@value #RETRIED}, {@value #DEAD}, {@value #EXPIRED} (events)
- *       and {@value #UNAVAILABLE} (transport outages met), {@value #LEASE_LOST} (events whose
- *       outcome another relay records), {@value #DATABASE_FAILURES} (rounds that failed on the
- *       database) and {@value #TRANSPORT_MISBEHAVED} (a transport that broke its contract);
+ *   <li>counters {@value #PUBLISHED}, {@value #RETRIED}, {@value #UNCERTAIN}, {@value #DEAD},
+ *       {@value #EXPIRED} (events) and {@value #UNAVAILABLE} (transport outages met), {@value
+ *       #LEASE_LOST} (events whose outcome another relay records), {@value #DATABASE_FAILURES}
+ *       (rounds that failed on the database) and {@value #TRANSPORT_MISBEHAVED} (a transport that
+ *       broke its contract);
  *   <li>timer {@value #LAG}: from the event's {@code occurredAt} to the broker's confirmation;
  *   <li>timers {@value #CLAIM}, {@value #SEND}, {@value #ACK} per batch and distribution summary
  *       {@value #BATCH_SIZE} (events per claimed batch);
@@ -56,6 +57,12 @@ public final class OutboxMetrics implements RelayListener {
 
   /** Failed sends that will be retried: {@value}. */
   public static final String RETRIED = "outboxkit.relay.retried";
+
+  /**
+   * Sends that ended without an answer, so may have arrived (each also counted as retried or dead):
+   * {@value}. A rise means timeouts after the request left; reconcile those events.
+   */
+  public static final String UNCERTAIN = "outboxkit.relay.uncertain";
 
   /** Events quarantined as DEAD: {@value}. */
   public static final String DEAD = "outboxkit.relay.dead";
@@ -143,6 +150,7 @@ public final class OutboxMetrics implements RelayListener {
 
   private final Counter published;
   private final Counter retried;
+  private final Counter uncertain;
   private final Counter dead;
   private final Counter expired;
   private final Counter unavailable;
@@ -169,6 +177,7 @@ public final class OutboxMetrics implements RelayListener {
     this.tags = tags;
     published = counter(r, PUBLISHED, "Events published", tags);
     retried = counter(r, RETRIED, "Failed sends that will be retried", tags);
+    uncertain = counter(r, UNCERTAIN, "Sends that may have arrived without an answer", tags);
     dead = counter(r, DEAD, "Events quarantined as DEAD", tags);
     expired = counter(r, EXPIRED, "Events expired before they could be sent", tags);
     unavailable = counter(r, UNAVAILABLE, "Transport outages met", tags);
@@ -292,6 +301,11 @@ public final class OutboxMetrics implements RelayListener {
   @Override
   public void retried(OutboxEvent event, int attempt, String reason, Duration delay) {
     retried.increment();
+  }
+
+  @Override
+  public void uncertain(OutboxEvent event, int attempt, String reason) {
+    uncertain.increment();
   }
 
   @Override

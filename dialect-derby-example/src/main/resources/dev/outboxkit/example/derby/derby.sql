@@ -41,6 +41,7 @@ CREATE TABLE outbox_event (
     lease_losses    INTEGER               NOT NULL DEFAULT 0,
     aggregate_version BIGINT,
     supersede_key   VARCHAR(510),
+    uncertain_sends INTEGER               NOT NULL DEFAULT 0,
     CONSTRAINT outbox_event_pkey PRIMARY KEY (seq),
     CONSTRAINT outbox_event_id_key UNIQUE (id)
 );

@@ -26,18 +26,21 @@ final class Ack {
   private final long delayMicros;
   private final String error;
   private final boolean charged;
+  private final boolean uncertain;
 
-  private Ack(long seq, Kind kind, long delayMicros, String error, boolean charged) {
+  private Ack(
+      long seq, Kind kind, long delayMicros, String error, boolean charged, boolean uncertain) {
     this.seq = seq;
     this.kind = kind;
     this.delayMicros = delayMicros;
     this.error = error;
     this.charged = charged;
+    this.uncertain = uncertain;
   }
 
   /** Delivered. */
   public static Ack published(long seq) {
-    return new Ack(seq, Kind.PUBLISHED, 0, null, true);
+    return new Ack(seq, Kind.PUBLISHED, 0, null, true, false);
   }
 
   /**
@@ -46,27 +49,47 @@ final class Ack {
    * @param charged whether this attempt counts against the event's budget
    */
   public static Ack retry(long seq, long delayMicros, String error, boolean charged) {
-    return new Ack(seq, Kind.RETRY, delayMicros, error, charged);
+    return retry(seq, delayMicros, error, charged, false);
+  }
+
+  /**
+   * Try again after a delay.
+   *
+   * @param charged whether this attempt counts against the event's budget
+   * @param uncertain whether the send may have arrived (counted in {@code uncertain_sends})
+   */
+  public static Ack retry(
+      long seq, long delayMicros, String error, boolean charged, boolean uncertain) {
+    return new Ack(seq, Kind.RETRY, delayMicros, error, charged, uncertain);
+  }
+
+  /**
+   * Quarantine with a reason.
+   *
+   * @param uncertain whether the last send may have arrived (counted in {@code uncertain_sends})
+   */
+  public static Ack dead(long seq, String error, boolean uncertain) {
+    return new Ack(seq, Kind.DEAD, 0, error, true, uncertain);
   }
 
   /** Quarantine with a reason. */
   public static Ack dead(long seq, String error) {
-    return new Ack(seq, Kind.DEAD, 0, error, true);
+    return dead(seq, error, false);
   }
 
   /** Expired before sending. */
   public static Ack expired(long seq) {
-    return new Ack(seq, Kind.EXPIRED, 0, null, true);
+    return new Ack(seq, Kind.EXPIRED, 0, null, true, false);
   }
 
   /** Hold back for a while, uncharged, with the same delay as the destination's other events. */
   public static Ack hold(long seq, long delayMicros, String error) {
-    return new Ack(seq, Kind.HOLD, delayMicros, error, false);
+    return new Ack(seq, Kind.HOLD, delayMicros, error, false, false);
   }
 
   /** Hand back without charging the attempt. */
   public static Ack release(long seq) {
-    return new Ack(seq, Kind.RELEASE, 0, null, false);
+    return new Ack(seq, Kind.RELEASE, 0, null, false, false);
   }
 
   /** The row. */
@@ -87,6 +110,11 @@ final class Ack {
   /** Whether the attempt counts against the event's budget. */
   public boolean charged() {
     return charged;
+  }
+
+  /** Whether the send may have arrived though unconfirmed (RETRY, DEAD). */
+  public boolean uncertain() {
+    return uncertain;
   }
 
   /** The recorded error (RETRY, DEAD, HOLD), payload-free. */

@@ -54,6 +54,7 @@ public final class AdminQueries {
         String aggregateId,
         String eventType,
         int attempts,
+        int uncertainSends,
         String lastError,
         Instant occurredAt);
   }
@@ -179,6 +180,7 @@ public final class AdminQueries {
                         rs.getString("aggregate_id"),
                         rs.getString("event_type"),
                         rs.getInt("attempts"),
+                        rs.getInt("uncertain_sends"),
                         rs.getString("last_error"),
                         s.dialect().getInstant(rs, "occurred_at")));
               }

@@ -106,7 +106,10 @@ abstract class ClaimStrategy {
     return seqs;
   }
 
-  /** Every row of a claim's result: event columns, {@code attempts} and {@code expired}. */
+  /**
+   * Every row of a claim's result: event columns, {@code attempts}, {@code uncertain_sends} and
+   * {@code expired}.
+   */
   static List<ClaimedEvent> readAll(ResultSet rs, CompiledDialect dialect) throws SQLException {
     List<ClaimedEvent> claimed = new ArrayList<>();
     while (rs.next()) {
@@ -132,6 +135,6 @@ abstract class ClaimStrategy {
           rs.getString("aggregate_id"),
           "unreadable row: " + e.getMessage());
     }
-    return ClaimedEvent.of(seq, attempt, expired, event);
+    return ClaimedEvent.of(seq, attempt, rs.getInt("uncertain_sends"), expired, event);
   }
 }

@@ -10,6 +10,7 @@ import dev.outboxkit.OutboxEvent;
 final class ClaimedEvent {
   private final long seq;
   private final int attempt;
+  private final int uncertainSends;
   private final boolean expired;
   private final String aggregateType;
   private final String aggregateId;
@@ -20,6 +21,7 @@ final class ClaimedEvent {
   private ClaimedEvent(
       long seq,
       int attempt,
+      int uncertainSends,
       boolean expired,
       String aggregateType,
       String aggregateId,
@@ -27,6 +29,7 @@ final class ClaimedEvent {
       String unreadable) {
     this.seq = seq;
     this.attempt = attempt;
+    this.uncertainSends = uncertainSends;
     this.expired = expired;
     this.aggregateType = aggregateType;
     this.aggregateId = aggregateId;
@@ -36,8 +39,23 @@ final class ClaimedEvent {
   }
 
   static ClaimedEvent of(long seq, int attempt, boolean expired, OutboxEvent event) {
+    return of(seq, attempt, 0, expired, event);
+  }
+
+  /**
+   * @param uncertainSends the earlier sends of the event whose outcome was unknown
+   */
+  static ClaimedEvent of(
+      long seq, int attempt, int uncertainSends, boolean expired, OutboxEvent event) {
     return new ClaimedEvent(
-        seq, attempt, expired, event.aggregateType(), event.aggregateId(), event, null);
+        seq,
+        attempt,
+        uncertainSends,
+        expired,
+        event.aggregateType(),
+        event.aggregateId(),
+        event,
+        null);
   }
 
   /**
@@ -48,7 +66,7 @@ final class ClaimedEvent {
    */
   static ClaimedEvent unreadable(
       long seq, int attempt, String aggregateType, String aggregateId, String reason) {
-    return new ClaimedEvent(seq, attempt, false, aggregateType, aggregateId, null, reason);
+    return new ClaimedEvent(seq, attempt, 0, false, aggregateType, aggregateId, null, reason);
   }
 
   /** The key that tells aggregates apart: type and id, which neither can forge in the other. */
@@ -79,6 +97,11 @@ final class ClaimedEvent {
   /** Which attempt this is: 1 on the first claim. */
   public int attempt() {
     return attempt;
+  }
+
+  /** The earlier sends of the event whose outcome was unknown (they may have arrived). */
+  public int uncertainSends() {
+    return uncertainSends;
   }
 
   /** True if {@code expires_at} had passed when the row was claimed. */

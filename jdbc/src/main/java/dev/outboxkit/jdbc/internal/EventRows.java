@@ -43,18 +43,22 @@ final class EventRows {
               "aggregate_version",
               "supersede_key"));
 
-  /** The columns a claim reads: the row's seq, what the event is rebuilt from, its attempts. */
+  /**
+   * The columns a claim reads: the row's seq, what the event is rebuilt from, its attempts and
+   * uncertain sends.
+   */
   static final List<String> READ = read();
 
   private EventRows() {}
 
   private static List<String> read() {
-    String[] columns = new String[WRITTEN.size() + 2];
+    String[] columns = new String[WRITTEN.size() + 3];
     columns[0] = "seq";
     for (int i = 0; i < WRITTEN.size(); i++) {
       columns[i + 1] = WRITTEN.get(i);
     }
-    columns[columns.length - 1] = "attempts";
+    columns[columns.length - 2] = "attempts";
+    columns[columns.length - 1] = "uncertain_sends";
     return Collections.unmodifiableList(Arrays.asList(columns));
   }
 

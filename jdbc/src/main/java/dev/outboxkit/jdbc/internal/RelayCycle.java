@@ -77,7 +77,7 @@ final class RelayCycle {
     this.sender =
         new Sender(
             settings,
-            transport,
+            ConfirmFirst.wrap(transport, settings.name),
             conduct,
             sendPool,
             stuck -> notify(() -> listener.sendAbandoned(stuck)));
@@ -334,7 +334,7 @@ final class RelayCycle {
       }
       List<OutboxMessage> messages = new ArrayList<>(batch.round.sendable.size());
       for (ClaimedEvent c : batch.round.sendable) {
-        messages.add(OutboxMessage.of(c.event(), c.attempt()));
+        messages.add(OutboxMessage.of(c.event(), c.attempt(), c.uncertainSends()));
       }
       batch.sendStart = System.nanoTime();
       batch.sending = sender.start(messages);

@@ -313,6 +313,7 @@ final class RelayStore {
       for (Ack ack : acks) {
         q.setLong("delay", ack.delayMicros())
             .setInt("charge", ack.charged() ? 1 : 0)
+            .setInt("uncertain", ack.uncertain() ? 1 : 0)
             .setString("error", ack.error())
             .setLong("seq", ack.seq())
             .setString("owner", owner)
@@ -359,6 +360,7 @@ final class RelayStore {
     try (Query q = Query.prepare(c, s, Statements.MARK_DEAD)) {
       for (Ack ack : acks) {
         q.setString("error", ack.error())
+            .setInt("uncertain", ack.uncertain() ? 1 : 0)
             .setLong("seq", ack.seq())
             .setString("owner", owner)
             .addBatch();

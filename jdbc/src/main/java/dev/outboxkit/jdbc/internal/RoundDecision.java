@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>retry</td><td>PENDING after the transport's delay (capped) or the jittered backoff,
  *       charged; DEAD once the attempt budget is spent</td><td>PENDING after that delay,
  *       uncharged; an outage</td></tr>
+ *   <tr><td>uncertain (a retry that may have arrived)</td><td colspan="2">as a retry, and
+ *       counted in {@code uncertain_sends}; never taken for an outage by its uniformity</td></tr>
  *   <tr><td>unavailable for a destination (scoped)</td><td colspan="2">PENDING after the
  *       destination's hold, uncharged, one hold per destination and round; the transport
  *       answered, so no outage</td></tr>
@@ -286,9 +288,14 @@ final class RoundDecision {
         v.acks.add(dead(c, reason(r), v.notices));
         break;
       case RETRY:
+        if (r.isUncertain()) {
+          v.notices.add(
+              EventMdc.around(
+                  c.event(), () -> listener.uncertain(c.event(), c.attempt(), reason(r))));
+        }
         if (probing) {
           Duration delay = retryDelay(c, r);
-          v.acks.add(Ack.retry(c.seq(), Micros.of(delay), reason(r), false));
+          v.acks.add(Ack.retry(c.seq(), Micros.of(delay), reason(r), false, r.isUncertain()));
           v.outage = reason(r);
         } else {
           v.answered = true;
@@ -380,7 +387,8 @@ final class RoundDecision {
   /**
    * The reason, if two or more events were sent and every one came back a retry with that reason
    * and no delay of its own: what a transport that does not classify its failures answers for an
-   * outage. Events the sender held back behind another do not count.
+   * outage. Events the sender held back behind another do not count; an uncertain send is the
+   * transport's own verdict on one event, never taken for an outage.
    */
   private static String uniformRetryReason(SendOutcome outcome, List<Integer> decidable) {
     String reason = null;
@@ -390,7 +398,7 @@ final class RoundDecision {
         continue;
       }
       SendResult r = outcome.results.get(i);
-      if (r.status() != SendResult.Status.RETRY || r.retryAfter().isPresent()) {
+      if (r.status() != SendResult.Status.RETRY || r.retryAfter().isPresent() || r.isUncertain()) {
         return null;
       }
       String own = r.reason().orElse("");
@@ -428,7 +436,8 @@ final class RoundDecision {
   private Ack retryOrDead(ClaimedEvent c, SendResult r, List<Runnable> notices) {
     String reason = reason(r);
     if (c.attempt() >= settings.maxAttempts) {
-      return dead(c, "gave up after " + c.attempt() + " attempts: " + reason, notices);
+      return dead(
+          c, "gave up after " + c.attempt() + " attempts: " + reason, r.isUncertain(), notices);
     }
     Duration delay = retryDelay(c, r);
     notices.add(
@@ -448,7 +457,7 @@ final class RoundDecision {
                       LogText.escape(reason)))
           .run();
     }
-    return Ack.retry(c.seq(), Micros.of(delay), reason, true);
+    return Ack.retry(c.seq(), Micros.of(delay), reason, true, r.isUncertain());
   }
 
   private Duration retryDelay(ClaimedEvent c, SendResult r) {
@@ -460,6 +469,10 @@ final class RoundDecision {
   }
 
   private Ack dead(ClaimedEvent c, String reason, List<Runnable> notices) {
+    return dead(c, reason, false, notices);
+  }
+
+  private Ack dead(ClaimedEvent c, String reason, boolean uncertain, List<Runnable> notices) {
     String recorded = Failures.truncate(reason);
     // Identity fields can come from a row written by another tool, the reason from a transport:
     // escaped, so neither can start a line of its own.
@@ -477,7 +490,7 @@ final class RoundDecision {
                     LogText.escape(recorded)))
         .run();
     notices.add(EventMdc.around(c.event(), () -> listener.dead(c.event(), c.attempt(), recorded)));
-    return Ack.dead(c.seq(), recorded);
+    return Ack.dead(c.seq(), recorded, uncertain);
   }
 
   private Duration lag(OutboxEvent event) {

@@ -71,10 +71,11 @@ final class Statements {
 
   /** One row back to PENDING later; charge is 1 for the event's own failure, 0 for a probe's. */
   public static final Statement MARK_RETRY =
-      Statement.always("markRetry", "delay", "charge", "error", "seq", "owner");
+      Statement.always("markRetry", "delay", "charge", "uncertain", "error", "seq", "owner");
 
   /** One row to DEAD, its last attempt charged. */
-  public static final Statement MARK_DEAD = Statement.always("markDead", "error", "seq", "owner");
+  public static final Statement MARK_DEAD =
+      Statement.always("markDead", "error", "uncertain", "seq", "owner");
 
   /** Rows held back, uncharged, after their destination alone was down. */
   public static final Statement MARK_HELD =
@@ -126,6 +127,7 @@ final class Statements {
               "aggregate_id",
               "event_type",
               "attempts",
+              "uncertain_sends",
               "last_error",
               "occurred_at");
 

@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS outbox_event (
     lease_losses    INTEGER                   NOT NULL DEFAULT 0,
     aggregate_version BIGINT,
     supersede_key   VARCHAR(510),
+    uncertain_sends INTEGER                   NOT NULL DEFAULT 0,
     CONSTRAINT outbox_event_id_key UNIQUE (id)
 );
 CREATE INDEX IF NOT EXISTS outbox_event_status_idx ON outbox_event (status, seq);

@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS outbox_event (
     lease_losses    INT           NOT NULL DEFAULT 0,                 -- leases that ran out unanswered
     aggregate_version BIGINT,                                         -- the aggregate's version after it
     supersede_key   VARCHAR(255),                                     -- a later event with this key withdraws it
+    uncertain_sends INT           NOT NULL DEFAULT 0,                 -- sends that may have arrived unconfirmed
     PRIMARY KEY (seq),
     UNIQUE KEY outbox_event_id_key (id),
     -- Claim: PENDING rows in seq order. Leading with status keeps PUBLISHED rows out of the scan.

@@ -35,6 +35,7 @@ CREATE TABLE outbox_event (
     lease_losses    NUMBER(10)         DEFAULT 0 NOT NULL,        -- leases that ran out unanswered
     aggregate_version NUMBER(19),                                 -- the aggregate's version after it
     supersede_key   VARCHAR2(255 CHAR),                           -- a later event with this key withdraws it
+    uncertain_sends NUMBER(10)         DEFAULT 0 NOT NULL,        -- sends that may have arrived unconfirmed
     CONSTRAINT outbox_event_pkey PRIMARY KEY (seq),
     CONSTRAINT outbox_event_id_key UNIQUE (id),
     CONSTRAINT outbox_event_status_check

@@ -25,6 +25,7 @@ CREATE TABLE IF NOT EXISTS outbox_event (
     lease_losses    INTEGER       NOT NULL DEFAULT 0,                 -- leases that ran out unanswered
     aggregate_version BIGINT,                                         -- the aggregate's version after it
     supersede_key   VARCHAR(255),                                     -- a later event with this key withdraws it
+    uncertain_sends INTEGER       NOT NULL DEFAULT 0,                 -- sends that may have arrived unconfirmed
     CONSTRAINT outbox_event_id_key UNIQUE (id),
     CONSTRAINT outbox_event_status_check
         CHECK (status IN ('PENDING', 'IN_FLIGHT', 'PUBLISHED', 'DEAD', 'EXPIRED', 'CANCELLED',

@@ -39,6 +39,7 @@ CREATE TABLE outbox_event (
     lease_losses    INT           NOT NULL DEFAULT 0,
     aggregate_version BIGINT,                                         -- the aggregate's version after it
     supersede_key   NVARCHAR(510) COLLATE Latin1_General_100_BIN2,    -- a later event with this key withdraws it
+    uncertain_sends INT           NOT NULL DEFAULT 0,                 -- sends that may have arrived unconfirmed
     CONSTRAINT outbox_event_pkey PRIMARY KEY (seq),                    -- clustered, by default
     CONSTRAINT outbox_event_id_key UNIQUE (id),
     CONSTRAINT outbox_event_status_check

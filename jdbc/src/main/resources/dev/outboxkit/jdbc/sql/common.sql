@@ -66,10 +66,12 @@ UPDATE {table}
    SET status = 'IN_FLIGHT', lease_owner = :owner, lease_until = {now + :lease}
  WHERE seq IN (:seqs) AND status = 'PENDING'
 
+-- :charge and :uncertain are 1 or 0: whether the attempt is charged, whether it may have arrived.
 -- name: markRetry
 UPDATE {table}
    SET status = 'PENDING', available_at = {now + :delay},
-       attempts = attempts + :charge, last_error = :error, lease_owner = NULL, lease_until = NULL
+       attempts = attempts + :charge, uncertain_sends = uncertain_sends + :uncertain,
+       last_error = :error, lease_owner = NULL, lease_until = NULL
  WHERE seq = :seq AND lease_owner = :owner AND status = 'IN_FLIGHT'
 
 -- An outage of one destination: its events of the round go back to PENDING together, uncharged.
@@ -157,7 +159,7 @@ SELECT COUNT(*) FROM {table} WHERE status = :status
 SELECT status, COUNT(*) AS n FROM {table} GROUP BY status
 
 -- name: listDead
-SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, last_error,
+SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, uncertain_sends, last_error,
        occurred_at
   FROM {table}
  WHERE status = 'DEAD' AND seq > :after
@@ -194,7 +196,8 @@ UPDATE {table}
 
 -- name: markDead
 UPDATE {table}
-   SET status = 'DEAD', attempts = attempts + 1, last_error = :error, published_at = {now},
+   SET status = 'DEAD', attempts = attempts + 1, last_error = :error,
+       uncertain_sends = uncertain_sends + :uncertain, published_at = {now},
        lease_owner = NULL, lease_until = NULL
  WHERE seq = :seq AND lease_owner = :owner AND status = 'IN_FLIGHT'
 

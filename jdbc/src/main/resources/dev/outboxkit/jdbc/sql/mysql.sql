@@ -112,7 +112,7 @@ SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
 
 -- The common statement with the primary-key hint.
 -- name: listDead
-SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, last_error,
+SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, uncertain_sends, last_error,
        occurred_at
   FROM {table} IGNORE INDEX FOR ORDER BY (PRIMARY)
  WHERE status = 'DEAD' AND seq > :after

@@ -21,8 +21,8 @@ SELECT TOP (:limit) {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0
  WHERE status = 'PENDING' AND available_at <= {now}
  ORDER BY seq
 
--- A candidate qualifies only if every earlier event of its aggregate is finished (PUBLISHED or
--- EXPIRED), states no row ever leaves.
+-- A candidate qualifies only if every earlier event of its aggregate is finished (PUBLISHED,
+-- EXPIRED, CANCELLED or SUPERSEDED), states no row ever leaves.
 -- name: orderedCandidates
 SELECT TOP (:limit) c.seq FROM {table} c
  WHERE c.status = 'PENDING' AND c.available_at <= {now}

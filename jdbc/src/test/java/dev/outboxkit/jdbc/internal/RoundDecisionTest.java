@@ -46,6 +46,11 @@ class RoundDecisionTest {
         }
 
         @Override
+        public void uncertain(OutboxEvent event, int attempt, String reason) {
+          heard.add("uncertain " + event.aggregateId() + event.headers().get("n"));
+        }
+
+        @Override
         public void expired(OutboxEvent event) {
           heard.add("expired " + event.aggregateId() + event.headers().get("n"));
         }
@@ -67,6 +72,7 @@ class RoundDecisionTest {
     "delivered,             PUBLISHED, true,  0,    false, true",
     "reject,                DEAD,      true,  0,    false, true",
     "retry,                 RETRY,     true,  -1,   false, true",
+    "uncertain,             RETRY,     true,  -1,   false, true",
     "retry after 2s,        RETRY,     true,  2000, false, true",
     "retry after 1h,        RETRY,     true,  60000, false, true",
     "unavailable,           RELEASE,   false, 0,    true,  false",
@@ -105,6 +111,44 @@ class RoundDecisionTest {
     assertThat(decided.acks.get(0).kind()).isEqualTo(Ack.Kind.DEAD);
     assertThat(decided.acks.get(0).error()).startsWith("gave up after 3 attempts: ");
     assertThat(notices(decided)).containsExactly("dead A0");
+  }
+
+  @Test
+  void an_uncertain_send_is_counted_on_its_retry_or_its_quarantine_and_told() {
+    for (int attempt : new int[] {1, 3}) {
+      heard.clear();
+      RoundDecision.Decided decided =
+          decideRound(
+              decision(true, false, false, 3),
+              List.of(claimed(1, "A", 0, attempt)),
+              outcome("uncertain", 1));
+
+      Ack ack = decided.acks.get(0);
+      assertThat(ack.kind()).isEqualTo(attempt < 3 ? Ack.Kind.RETRY : Ack.Kind.DEAD);
+      assertThat(ack.uncertain()).as("attempt %s", attempt).isTrue();
+      assertThat(notices(decided))
+          .containsExactly("uncertain A0", attempt < 3 ? "retried A0" : "dead A0");
+    }
+    Ack plain =
+        decideRound(
+                decision(true, false, false, 3),
+                List.of(claimed(1, "A", 0, 1)),
+                outcome("retry", 1))
+            .acks
+            .get(0);
+    assertThat(plain.uncertain()).isFalse();
+  }
+
+  @Test
+  void uniform_uncertain_sends_are_never_taken_for_an_outage() {
+    RoundDecision decision = decision(false, false, false, 3);
+    RoundDecision.Round round =
+        decision.prepare(List.of(claimed(1, "A", 0, 1), claimed(2, "B", 0, 1)));
+
+    RoundDecision.Decided decided = decision.decide(round, outcome("uncertain", 2), false);
+
+    assertThat(kinds(decided)).containsExactly(Ack.Kind.RETRY, Ack.Kind.RETRY);
+    assertThat(decided.outage).isNull();
   }
 
   @ParameterizedTest(name = "probing, {0}")
@@ -461,6 +505,8 @@ class RoundDecisionTest {
         return SendResult.reject("bad");
       case "retry":
         return SendResult.retry("broker hiccup", null);
+      case "uncertain":
+        return SendResult.uncertain("no answer: connection reset");
       case "retry after 2s":
         return SendResult.retry("busy", Duration.ofSeconds(2));
       case "retry after 1h":

@@ -92,7 +92,7 @@ class SqlStatementsTest {
             OutboxSql.of(Dialect.POSTGRESQL.preset(), TableName.of("outbox_event"))
                 .text(Statements.CLAIM_UNORDERED))
         .contains("RETURNING o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type,")
-        .contains("o.supersede_key, o.attempts, (o.expires_at <= now()) AS expired");
+        .contains("o.attempts, o.uncertain_sends, (o.expires_at <= now()) AS expired");
     assertThat(
             OutboxSql.of(Dialect.H2.preset(), TableName.of("outbox_event")).text(Statements.INSERT))
         .startsWith("INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type,")
@@ -125,12 +125,14 @@ class SqlStatementsTest {
             () ->
                 h2.statement(
                         "markDead",
-                        "UPDATE {table} SET status = 'DEAD', last_error = :error"
+                        "UPDATE {table} SET status = 'DEAD', last_error = :error,"
+                            + " uncertain_sends = uncertain_sends + :uncertain"
                             + " WHERE seq = :seq AND status = 'IN_FLIGHT'")
                     .build())
         .isInstanceOf(OutboxConfigurationException.class)
         .hasMessage(
-            "dialect Mine: statement markDead must take the parameters :error, :seq, :owner;"
+            "dialect Mine: statement markDead must take the parameters :error, :uncertain, :seq,"
+                + " :owner;"
                 + " it lacks :owner (parameters are bound by name, so their order in the text is"
                 + " free)");
     assertThatThrownBy(

@@ -23,6 +23,7 @@ public final class StatementSamples {
         case "limit":
         case "max_losses":
         case "charge":
+        case "uncertain":
         case "finished_on":
         case "dead_on":
         case "schema_version":
