@@ -48,8 +48,9 @@ import org.slf4j.LoggerFactory;
  *       writes their UTF-8 text): {@code id}, {@code outbox-event-type}, {@code
  *       outbox-aggregate-type}, {@code outbox-schema-version}, {@code content-type}, {@code
  *       outbox-occurred-at} (ISO-8601 as {@link Instant#toString()} writes it), {@code
- *       outbox-tenant} when the event has a tenant, then the event's own headers, one per name, in
- *       their order; no header is ever null, and Debezium's own headers are dropped;
+ *       outbox-tenant} when the event has a tenant, {@code outbox-aggregate-version} (decimal) when
+ *       it has an aggregate version, then the event's own headers, one per name, in their order; no
+ *       header is ever null, and Debezium's own headers are dropped;
  *   <li>timestamp: none, so the producer stamps the send time, as with the transport;
  *   <li>partition: none, so the producer's partitioner chooses from the key.
  * </ul>
@@ -58,11 +59,18 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>inserts ({@code op=c}) publish, unless the event has expired ({@code expires_at} at or
- *       before the worker's clock), which the relay would have marked EXPIRED instead of sending;
+ *       before the worker's clock), which the relay would have marked EXPIRED instead of sending,
+ *       or the inserted row is already withdrawn (status {@code CANCELLED} or {@code SUPERSEDED},
+ *       which OutboxKit's writer never inserts, but a copied or restored row may have);
  *   <li>snapshot reads ({@code op=r}) publish only rows the relay has not finished: status {@code
- *       PENDING} or {@code IN_FLIGHT}. Rows it published, quarantined (DEAD) or expired are
- *       dropped, so a snapshot at cut-over sends exactly the rest of the backlog;
- *   <li>updates, deletes and truncates publish nothing (the relay's status updates, purges);
+ *       PENDING} or {@code IN_FLIGHT}. Rows it published, quarantined (DEAD) or expired, and rows
+ *       withdrawn (CANCELLED, SUPERSEDED) are dropped, so a snapshot at cut-over sends exactly the
+ *       rest of the backlog;
+ *   <li>updates, deletes and truncates publish nothing (the relay's status updates, purges).
+ *       Withdrawing an event ({@code Outbox.cancel}, or a later event with the same supersede key)
+ *       is such an update: by then the insert has been captured and published, so cancelling and
+ *       superseding stop a relay but not change data capture, even in the inserting transaction
+ *       (the insert's change event shows the row as inserted, PENDING);
  *   <li>tombstones are dropped; records that are not change events (heartbeats, schema changes)
  *       pass unchanged.
  * </ul>
@@ -90,6 +98,7 @@ public final class OutboxEventRouter<R extends ConnectRecord<R>>
   static final String HEADER_CONTENT_TYPE = "content-type";
   static final String HEADER_OCCURRED_AT = "outbox-occurred-at";
   static final String HEADER_TENANT = "outbox-tenant";
+  static final String HEADER_AGGREGATE_VERSION = "outbox-aggregate-version";
 
   static final Set<String> RESERVED_HEADERS =
       Set.of(
@@ -99,7 +108,8 @@ public final class OutboxEventRouter<R extends ConnectRecord<R>>
           HEADER_SCHEMA_VERSION,
           HEADER_CONTENT_TYPE,
           HEADER_OCCURRED_AT,
-          HEADER_TENANT);
+          HEADER_TENANT,
+          HEADER_AGGREGATE_VERSION);
 
   /**
    * How far a row's {@code available_at} may lie ahead of the worker's clock before publishing it
@@ -137,7 +147,8 @@ public final class OutboxEventRouter<R extends ConnectRecord<R>>
    *
    * @param record a record from the Debezium connector
    * @return the event's record, or null to publish nothing (updates, deletes, tombstones, finished
-   *     snapshot rows, expired events), or the record unchanged if it is no change event
+   *     snapshot rows, expired or withdrawn events), or the record unchanged if it is no change
+   *     event
    * @throws DataException if the event cannot be published as the transport would publish it
    */
   @Override
@@ -160,7 +171,10 @@ public final class OutboxEventRouter<R extends ConnectRecord<R>>
     }
     EventRow row = EventRow.of(envelope.getStruct("after"), table(envelope));
     if (snapshot && !("PENDING".equals(row.status()) || "IN_FLIGHT".equals(row.status()))) {
-      return null; // the relay finished it: published, quarantined or expired
+      return null; // finished: published, quarantined, expired, cancelled or superseded
+    }
+    if ("CANCELLED".equals(row.status()) || "SUPERSEDED".equals(row.status())) {
+      return null; // inserted already withdrawn: never to be published
     }
     Instant now = clock.instant();
     if (row.expiresAt() != null && !row.expiresAt().isAfter(now)) {
@@ -225,6 +239,9 @@ public final class OutboxEventRouter<R extends ConnectRecord<R>>
     headers.addString(HEADER_OCCURRED_AT, row.occurredAt().toString());
     if (row.tenant() != null) {
       headers.addString(HEADER_TENANT, row.tenant());
+    }
+    if (row.aggregateVersion() > 0) {
+      headers.addString(HEADER_AGGREGATE_VERSION, Long.toString(row.aggregateVersion()));
     }
     for (Map.Entry<String, String> h : row.headers().entrySet()) {
       if (RESERVED_HEADERS.contains(h.getKey())) {

@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.jdbc.CancelOutcome;
 import dev.outboxkit.jdbc.Outbox;
 import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.OutboxSchema;
@@ -58,6 +59,7 @@ abstract class CdcRecordsContractTest {
           "outbox.event.Marker",
           "outbox.event.Reminder",
           "outbox.event.Quote",
+          "outbox.event.Draft",
           "billing.invoices");
 
   private static KafkaTestBroker relayBroker;
@@ -177,7 +179,7 @@ abstract class CdcRecordsContractTest {
         "event_type:header:outbox-event-type,aggregate_type:header:outbox-aggregate-type,"
             + "schema_version:header:outbox-schema-version,content_type:header:content-type,"
             + "occurred_at:header:outbox-occurred-at,tenant:header:outbox-tenant,"
-            + "headers:header:headers");
+            + "aggregate_version:header:outbox-aggregate-version,headers:header:headers");
     return p;
   }
 
@@ -254,6 +256,22 @@ abstract class CdcRecordsContractTest {
         c.commit();
       }
     }
+    // Withdrawn events: one superseded in the very transaction that appended it, one cancelled in
+    // a later one. The relay never sends either; change data capture has their inserts.
+    OutboxEvent draft = draft("d-1", 1).supersedeKey("draft").build();
+    OutboxEvent saved = draft("d-1", 2).supersedeKey("draft").build();
+    OutboxEvent cancelled = draft("d-2", 1).build();
+    try (Connection c = db.connect()) {
+      c.setAutoCommit(false);
+      Outbox.append(c, draft);
+      Outbox.append(c, saved); // supersedes the draft
+      Outbox.append(c, cancelled);
+      c.commit();
+      assertThat(Outbox.cancel(c, cancelled.id())).isEqualTo(CancelOutcome.CANCELLED);
+      c.commit();
+    }
+    // Their UPDATEs reach the engines before the log capture below starts.
+    Barriers.barrier(db.dataSource(), engines);
     Instant now = Instant.now();
     OutboxEvent delayed =
         OutboxEvent.builder("Reminder", "r-1", "ReminderDue")
@@ -314,15 +332,35 @@ abstract class CdcRecordsContractTest {
       assertThat(cdcBroker.readAllRaw(List.of("outbox.event.Quote"), 0)).isEmpty();
       for (Variant stock : List.of(oldReadme, best)) {
         assertThat(stock.engine.publishedIds())
-            .contains(expired.id().toString(), delayed.id().toString());
+            .contains(
+                expired.id().toString(),
+                delayed.id().toString(),
+                draft.id().toString(),
+                cancelled.id().toString());
       }
       assertThat(OpCounter.count(moduleName, "c")).as("inserts seen").isPositive();
+      // Withdrawn events: the relay sends only the one that superseded the draft; the module has
+      // published every insert, because each was captured as inserted (PENDING).
+      assertThat(
+              relayBroker.readAllRaw(List.of("outbox.event.Draft"), 1).stream()
+                  .map(r -> KafkaEvents.eventId(r).orElseThrow()))
+          .containsExactly(saved.id());
+      assertThat(module.engine.publishedIds())
+          .contains(draft.id().toString(), saved.id().toString(), cancelled.id().toString());
 
       Table table = compare(events, variants);
       table.extra(
           "delayed event (delay 1 h)",
           "not yet (the relay waits)",
           List.of("at commit, one WARN per task", "at commit", "at commit"));
+      table.extra(
+          "event superseded in its own transaction",
+          "never (SUPERSEDED)",
+          List.of("published (the insert is captured)", "published", "published"));
+      table.extra(
+          "event cancelled after its commit",
+          "never (CANCELLED)",
+          List.of("published (the insert is captured)", "published", "published"));
       table.extra(
           "expired event (expiresAt passed)",
           "never (the relay marks it EXPIRED)",
@@ -474,7 +512,14 @@ abstract class CdcRecordsContractTest {
           KafkaEvents.HEADER_SCHEMA_VERSION,
           KafkaEvents.HEADER_CONTENT_TYPE,
           KafkaEvents.HEADER_OCCURRED_AT,
-          KafkaEvents.HEADER_TENANT);
+          KafkaEvents.HEADER_TENANT,
+          KafkaEvents.HEADER_AGGREGATE_VERSION);
+
+  private static OutboxEvent.Builder draft(String aggregateId, int version) {
+    return OutboxEvent.builder("Draft", aggregateId, "DraftSaved")
+        .payload("{\"v\":" + version + "}")
+        .aggregateVersion(version);
+  }
 
   /** The events compared: every kind of payload, header and routing the transport handles. */
   static List<OutboxEvent> spread() {
@@ -491,6 +536,7 @@ abstract class CdcRecordsContractTest {
         OutboxEvent.builder("Order", "o-1", "OrderPaid")
             .payload("{\"orderId\":\"o-1\",\"paid\":true}")
             .schemaVersion(2)
+            .aggregateVersion(2)
             .header("correlation-id", "c-42")
             .occurredAt(Instant.parse("2026-01-02T03:04:06Z"))
             .build());
@@ -520,6 +566,7 @@ abstract class CdcRecordsContractTest {
             .destination("billing.invoices")
             .tenant("globex")
             .schemaVersion(3)
+            .aggregateVersion(9_000_000_000L)
             .header("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00")
             .build());
     events.add(

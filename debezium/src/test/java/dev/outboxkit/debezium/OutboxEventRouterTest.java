@@ -54,7 +54,8 @@ class OutboxEventRouterTest {
                 OutboxEventRouter.HEADER_SCHEMA_VERSION,
                 OutboxEventRouter.HEADER_CONTENT_TYPE,
                 OutboxEventRouter.HEADER_OCCURRED_AT,
-                OutboxEventRouter.HEADER_TENANT))
+                OutboxEventRouter.HEADER_TENANT,
+                OutboxEventRouter.HEADER_AGGREGATE_VERSION))
         .isEqualTo(CdcRecordsContractTest.TRANSPORT_HEADERS);
     assertThat(OutboxEventRouter.RESERVED_HEADERS)
         .isEqualTo(Set.copyOf(CdcRecordsContractTest.TRANSPORT_HEADERS));
@@ -118,9 +119,56 @@ class OutboxEventRouterTest {
           .as(status)
           .isNotNull();
     }
-    for (String status : List.of("PUBLISHED", "DEAD", "EXPIRED")) {
+    for (String status : List.of("PUBLISHED", "DEAD", "EXPIRED", "CANCELLED", "SUPERSEDED")) {
       assertThat(router.apply(change("r", row(r -> r.put("status", status))))).as(status).isNull();
     }
+  }
+
+  @Test
+  void apply_drops_an_insert_whose_row_is_already_withdrawn() {
+    for (String status : List.of("CANCELLED", "SUPERSEDED")) {
+      assertThat(router.apply(change("c", row(r -> r.put("status", status))))).as(status).isNull();
+    }
+  }
+
+  @Test
+  void apply_carries_the_aggregate_version_after_the_tenant_as_the_transport_does() {
+    SourceRecord out =
+        router.apply(
+            change(
+                "c",
+                row(
+                    r -> {
+                      r.put("tenant", "acme");
+                      r.put("aggregate_version", 9_000_000_000L);
+                      r.put("headers", "{\"x\":\"1\"}");
+                    })));
+
+    assertThat(headers(out))
+        .containsExactlyElementsOf(
+            eventHeadersThen("outbox-tenant=acme", "outbox-aggregate-version=9000000000", "x=1"));
+  }
+
+  @Test
+  void apply_publishes_without_a_version_header_when_the_table_has_no_aggregate_version_column() {
+    SchemaBuilder older = SchemaBuilder.struct().name("okt.public.outbox_event.Value").optional();
+    for (org.apache.kafka.connect.data.Field f : row(r -> {}).schema().fields()) {
+      if (!f.name().equals("aggregate_version")) {
+        older.field(f.name(), f.schema());
+      }
+    }
+
+    SourceRecord out = router.apply(change("c", fill(new Struct(older.build()), r -> {})));
+
+    assertThat(headers(out)).containsExactlyElementsOf(eventHeadersThen());
+  }
+
+  @Test
+  void apply_refuses_an_aggregate_version_below_one_naming_the_event() {
+    assertThatThrownBy(() -> router.apply(change("c", row(r -> r.put("aggregate_version", 0L)))))
+        .isInstanceOf(DataException.class)
+        .hasMessageContaining(ID)
+        .hasMessageContaining("aggregate_version is 0");
   }
 
   @Test
@@ -344,6 +392,7 @@ class OutboxEventRouterTest {
         .field("available_at", time)
         .field("expires_at", time)
         .field("status", Schema.STRING_SCHEMA)
+        .field("aggregate_version", Schema.OPTIONAL_INT64_SCHEMA)
         .build();
   }
 

@@ -2,6 +2,8 @@ package dev.outboxkit.http;
 
 import dev.outboxkit.http.internal.HeaderValues;
 import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.function.Function;
 
 /**
  * Names of the HTTP headers a webhook request carries, lower case (HTTP/2 sends them so; receivers
@@ -58,6 +60,15 @@ public final class WebhookHeaders {
   /** The tenant; only sent when the event has one. */
   public static final String TENANT = "outbox-tenant";
 
+  /**
+   * The aggregate's version after this event ({@link
+   * dev.outboxkit.OutboxEvent#aggregateVersion()}), a decimal integer of 1 or more; only sent when
+   * the event has one. Read it with {@link #aggregateVersion(Function)}. Like every {@code
+   * outbox-*} header it is not signed: a receiver whose inbox orders on it and cannot trust the
+   * channel (TLS) to keep headers intact carries the version in the payload as well.
+   */
+  public static final String AGGREGATE_VERSION = "outbox-aggregate-version";
+
   /** When the event happened, ISO-8601 in UTC (e.g. {@code 2024-05-01T12:00:00.123456Z}). */
   public static final String OCCURRED_AT = "outbox-occurred-at";
 
@@ -65,6 +76,50 @@ public final class WebhookHeaders {
   public static final String ATTEMPT = "outbox-attempt";
 
   private WebhookHeaders() {}
+
+  /**
+   * Reads the {@link #AGGREGATE_VERSION} header of a request.
+   *
+   * <pre>{@code
+   * OptionalLong version = WebhookHeaders.aggregateVersion(request::getHeader);
+   * }</pre>
+   *
+   * @param header returns a header's value by name (called with the lower-case name; must match
+   *     case-insensitively, as servlet containers do), or null when absent
+   * @return the version, or empty if the request has no {@value #AGGREGATE_VERSION} header (the
+   *     event was appended without one)
+   * @throws IllegalArgumentException if the header is present but not a whole number of 1 or more;
+   *     the message names the header
+   */
+  public static OptionalLong aggregateVersion(Function<String, String> header) {
+    String value = Objects.requireNonNull(header, "header").apply(AGGREGATE_VERSION);
+    if (value == null) {
+      return OptionalLong.empty();
+    }
+    String text = value.strip();
+    long version;
+    try {
+      version = Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      throw notAVersion(text, e);
+    }
+    if (version < 1) {
+      throw notAVersion(text, null);
+    }
+    return OptionalLong.of(version);
+  }
+
+  // The wording of the Kafka and JMS transports' readers.
+  private static IllegalArgumentException notAVersion(String value, NumberFormatException cause) {
+    String shown = value.length() <= 80 ? value : value.substring(0, 80) + "\u2026";
+    return new IllegalArgumentException(
+        "header '"
+            + AGGREGATE_VERSION
+            + "' is not an aggregate version (a whole number of 1 or more): '"
+            + shown
+            + "'",
+        cause);
+  }
 
   /**
    * The original text of an encoded header value (see the class comment): each {@code %XX} is a

@@ -43,6 +43,10 @@ import org.slf4j.LoggerFactory;
  * the tolerance window pass the signature check; deduplicate on {@link Result#webhookId()} (e.g.
  * with OutboxKit's {@code Inbox}).
  *
+ * <p>The {@code outbox-*} headers are not covered by the signature, so the result does not carry
+ * them; read them with {@link WebhookHeaders} (the aggregate version for an inbox's ordering guard
+ * with {@link WebhookHeaders#aggregateVersion}).
+ *
  * <p>Secrets use the {@code whsec_<base64 key>} format; a bare base64 key is refused (prefix it
  * with {@code whsec_}) so that a wrongly copied value fails at start-up rather than by rejecting
  * every request. A key shorter than {@value WebhookSigner#MIN_SECRET_BYTES} bytes is refused as

@@ -121,6 +121,8 @@ abstract class WebhookRelayContractTest extends TransportRelayTest {
     for (Request r : requests) {
       String key = key(r);
       assertThat(r.header(WebhookHeaders.AGGREGATE_ID)).isEqualTo(key.split("#")[0]);
+      assertThat(WebhookHeaders.aggregateVersion(r::header))
+          .isEqualTo(byKey.get(key).aggregateVersion());
       webhookIds.computeIfAbsent(key, k -> new ArrayList<>()).add(r.header(WebhookHeaders.ID));
     }
     assertThat(webhookIds.keySet()).as("every event received").isEqualTo(byKey.keySet());
@@ -511,11 +513,14 @@ abstract class WebhookRelayContractTest extends TransportRelayTest {
             List<OutboxEvent> events = new ArrayList<>(EVENTS_PER_TRANSACTION);
             for (int k = 0; k < EVENTS_PER_TRANSACTION; k++) {
               int n = s * EVENTS_PER_TRANSACTION + k;
-              events.add(
+              OutboxEvent.Builder event =
                   OutboxEvent.builder("Order", order, "OrderStep" + n)
                       .payload("{\"order\":\"" + order + "\",\"n\":" + n + "}")
-                      .header("correlation-id", order + "/" + s)
-                      .build());
+                      .header("correlation-id", order + "/" + s);
+              if (o % 2 == 0) {
+                event.aggregateVersion(n + 1L); // even orders only: absence travels too
+              }
+              events.add(event.build());
             }
             step.setString(1, order);
             step.setInt(2, s);

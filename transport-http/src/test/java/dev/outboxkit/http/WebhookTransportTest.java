@@ -114,8 +114,26 @@ class WebhookTransportTest {
     assertThat(r.header("outbox-tenant")).isEqualTo("acme");
     assertThat(r.header("outbox-occurred-at")).isEqualTo(e.occurredAt().toString());
     assertThat(r.header("outbox-attempt")).isEqualTo("1");
+    assertThat(r.header("outbox-aggregate-version")).as("appended without a version").isNull();
+    assertThat(WebhookHeaders.aggregateVersion(r::header)).isEmpty();
     assertThat(r.header("correlation-id")).isEqualTo("c-7");
     assertThat(r.headers().get("authorization")).containsExactly("Bearer t0ken");
+  }
+
+  @Test
+  void carries_the_aggregate_version_when_the_event_has_one() {
+    OutboxEvent e =
+        OutboxEvent.builder("Order", "o-1", "OrderPlaced")
+            .payload("{}")
+            .aggregateVersion(9_000_000_000L)
+            .build();
+
+    assertThat(transport.send(OutboxMessage.of(e, 1))).isEqualTo(SendResult.delivered());
+
+    HttpReceiver.Request r = receiver.requests().get(0);
+    assertThat(r.refusal()).isNull();
+    assertThat(r.header("outbox-aggregate-version")).isEqualTo("9000000000");
+    assertThat(WebhookHeaders.aggregateVersion(r::header)).hasValue(9_000_000_000L);
   }
 
   @Test

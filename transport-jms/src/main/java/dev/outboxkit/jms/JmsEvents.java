@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 
@@ -53,10 +54,13 @@ import java.util.UUID;
  *   <tr><td>{@value #OCCURRED_AT}</td><td>when the event happened, ISO-8601 instant
  *       ({@code 2025-01-31T12:13:01.123456Z})</td></tr>
  *   <tr><td>{@value #TENANT}</td><td>tenant, only when the event has one</td></tr>
+ *   <tr><td>{@value #AGGREGATE_VERSION}</td><td>the aggregate's version after this event, a
+ *       {@code long} property of 1 or more; only when the event has one</td></tr>
  * </table>
  *
- * <p>Every property except {@value #SCHEMA_VERSION} is a {@code String}, so message selectors such
- * as {@code outbox_event_type = 'OrderPlaced'} work.
+ * <p>Every property except {@value #SCHEMA_VERSION} and {@value #AGGREGATE_VERSION} is a {@code
+ * String}, so message selectors such as {@code outbox_event_type = 'OrderPlaced'} work (and {@code
+ * outbox_aggregate_version > 3} on the numeric one).
  *
  * <h2>User headers</h2>
  *
@@ -108,6 +112,13 @@ public final class JmsEvents {
   public static final String TENANT = "outbox_tenant";
 
   /**
+   * {@code long} property carrying the aggregate's version after this event, present only for
+   * events that have one ({@link dev.outboxkit.OutboxEvent#aggregateVersion()}): {@value}. A
+   * consumer hands it to its inbox's ordering guard.
+   */
+  public static final String AGGREGATE_VERSION = "outbox_aggregate_version";
+
+  /**
    * Event header whose value becomes {@code JMSCorrelationID} instead of the event id: {@value}
    * (matched ignoring case). It is also delivered as the property {@code correlation_id}.
    */
@@ -123,7 +134,8 @@ public final class JmsEvents {
           SCHEMA_VERSION,
           CONTENT_TYPE,
           OCCURRED_AT,
-          TENANT);
+          TENANT,
+          AGGREGATE_VERSION);
 
   private JmsEvents() {}
 
@@ -213,6 +225,44 @@ public final class JmsEvents {
       return OptionalInt.of(((Number) value).intValue());
     }
     return WireText.integer(Optional.of(value.toString().strip()), origin(message, SCHEMA_VERSION));
+  }
+
+  /**
+   * Reads the aggregate's version after this event, as {@link
+   * dev.outboxkit.OutboxEvent#aggregateVersion()} had it when appended. Accepts the {@code long}
+   * property this transport sets, a smaller integer type, or decimal text (another producer's).
+   *
+   * @param message a consumed message
+   * @return the version, or empty if the message has no {@value #AGGREGATE_VERSION} property (the
+   *     event was appended without one)
+   * @throws IllegalArgumentException if the property is present but not a whole number of 1 or
+   *     more; the message names the property and the JMS message id
+   * @throws JMSException if the provider cannot read the property
+   */
+  public static OptionalLong aggregateVersion(Message message) throws JMSException {
+    Objects.requireNonNull(message, "message");
+    Object value = message.getObjectProperty(AGGREGATE_VERSION);
+    if (value == null) {
+      return OptionalLong.empty();
+    }
+    String text = value.toString().strip();
+    long version;
+    if (value instanceof Long
+        || value instanceof Integer
+        || value instanceof Short
+        || value instanceof Byte) {
+      version = ((Number) value).longValue();
+    } else {
+      try {
+        version = Long.parseLong(text);
+      } catch (NumberFormatException e) {
+        throw notAVersion(message, text, e);
+      }
+    }
+    if (version < 1) {
+      throw notAVersion(message, text, null);
+    }
+    return OptionalLong.of(version);
   }
 
   /**
@@ -366,6 +416,18 @@ public final class JmsEvents {
   // Lenient with blanks around a value, which a producer other than this transport may leave.
   private static Optional<String> stripped(Message message, String name) throws JMSException {
     return property(message, name).map(String::strip);
+  }
+
+  // The wording of WireText's errors, which has no reader for a long.
+  private static IllegalArgumentException notAVersion(
+      Message message, String value, NumberFormatException cause) throws JMSException {
+    String shown = value.length() <= 80 ? value : value.substring(0, 80) + "\u2026";
+    return new IllegalArgumentException(
+        origin(message, AGGREGATE_VERSION).name()
+            + " is not an aggregate version (a whole number of 1 or more): '"
+            + shown
+            + "'",
+        cause);
   }
 
   private static WireText.Origin<JMSException> origin(Message message, String property) {

@@ -4,16 +4,54 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxkit.jms.internal.ContentTypes;
+import jakarta.jms.Message;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.activemq.command.ActiveMQTextMessage;
 import org.junit.jupiter.api.Test;
 
-/** The header-name mapping and content-type rules, without a broker. */
+/** The header-name mapping, content-type rules and property readers, without a broker. */
 class JmsEventsTest {
   private static final String TOKEN_SYMBOLS = "!#$%&'*+-.^_`|~";
+
+  @Test
+  void aggregateVersion_reads_a_long_a_smaller_integer_or_decimal_text() throws Exception {
+    assertThat(JmsEvents.aggregateVersion(message(9_000_000_000L))).hasValue(9_000_000_000L);
+    assertThat(JmsEvents.aggregateVersion(message(7))).hasValue(7);
+    assertThat(JmsEvents.aggregateVersion(message(" 12 "))).hasValue(12);
+  }
+
+  @Test
+  void aggregateVersion_is_empty_when_the_property_is_absent() throws Exception {
+    assertThat(JmsEvents.aggregateVersion(message(null))).isEmpty();
+  }
+
+  @Test
+  void aggregateVersion_throws_naming_property_and_message_when_value_is_no_version()
+      throws Exception {
+    for (Object bad : List.<Object>of("v2", "", "1.5", 0L, -3)) {
+      Message m = message(bad);
+      assertThatThrownBy(() -> JmsEvents.aggregateVersion(m))
+          .as("%s", bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("property 'outbox_aggregate_version' of message ID:test-1")
+          .hasMessageContaining("not an aggregate version")
+          .hasMessageContaining("'" + bad + "'");
+    }
+  }
+
+  /** An unsent provider message with the version property set to a value of its own type. */
+  private static Message message(Object version) throws Exception {
+    ActiveMQTextMessage m = new ActiveMQTextMessage();
+    m.setJMSMessageID("ID:test-1");
+    if (version != null) {
+      m.setObjectProperty(JmsEvents.AGGREGATE_VERSION, version);
+    }
+    return m;
+  }
 
   @Test
   void propertyName_keeps_letters_and_digits_and_turns_dashes_into_underscores() {

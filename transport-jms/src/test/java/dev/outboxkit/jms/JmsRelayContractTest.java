@@ -275,12 +275,15 @@ abstract class JmsRelayContractTest extends TransportRelayTest {
         for (int i = 0; i < 100; i++) {
           int aggregate = (tx * 7 + i) % AGGREGATES;
           int seq = next[aggregate]++;
-          events.add(
+          OutboxEvent.Builder event =
               OutboxEvent.builder(type, "agg-" + aggregate, "OrderChanged")
                   .payload("{\"aggregate\":" + aggregate + ",\"seq\":" + seq + "}")
                   .header("seq", Integer.toString(seq))
-                  .header("trace.id", "t-" + tx)
-                  .build());
+                  .header("trace.id", "t-" + tx);
+          if (aggregate % 2 == 0) {
+            event.aggregateVersion(seq + 1L); // even aggregates only: absence travels too
+          }
+          events.add(event.build());
         }
         Outbox.appendAll(c, events);
         c.commit();
@@ -308,6 +311,9 @@ abstract class JmsRelayContractTest extends TransportRelayTest {
       assertThat(r.property(JmsEvents.AGGREGATE_TYPE)).isEqualTo(e.aggregateType());
       assertThat(r.property(JmsEvents.AGGREGATE_ID)).isEqualTo(e.aggregateId());
       assertThat(r.properties().get(JmsEvents.SCHEMA_VERSION)).isEqualTo(e.schemaVersion());
+      assertThat(r.properties().get(JmsEvents.AGGREGATE_VERSION))
+          .isEqualTo(
+              e.aggregateVersion().isPresent() ? (Object) e.aggregateVersion().getAsLong() : null);
       assertThat(r.property(JmsEvents.CONTENT_TYPE)).isEqualTo(e.contentType());
       assertThat(Instant.parse(r.property(JmsEvents.OCCURRED_AT))).isEqualTo(e.occurredAt());
       assertThat(r.headers()).isEqualTo(e.headers());

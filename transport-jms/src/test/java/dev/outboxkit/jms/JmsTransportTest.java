@@ -126,6 +126,9 @@ class JmsTransportTest {
     assertThat(r.property(JmsEvents.CONTENT_TYPE)).isEqualTo("application/octet-stream");
     assertThat(r.property(JmsEvents.OCCURRED_AT)).isEqualTo("2025-01-31T12:13:01.123456Z");
     assertThat(r.property(JmsEvents.TENANT)).isEqualTo("acme");
+    assertThat(r.properties())
+        .as("appended without a version")
+        .doesNotContainKey(JmsEvents.AGGREGATE_VERSION);
     assertThat(r.property("trace$2Eid")).isEqualTo("abc");
     assertThat(r.headers())
         .containsOnly(
@@ -142,6 +145,7 @@ class JmsTransportTest {
         OutboxEvent.builder(type, "a-1", "Created")
             .payload("{\"x\":1}")
             .schemaVersion(2)
+            .aggregateVersion(9_000_000_000L)
             .header("correlation-id", "corr-42")
             .build();
     transport().send(OutboxMessage.of(e, 1));
@@ -158,6 +162,8 @@ class JmsTransportTest {
       assertThat(JmsEvents.occurredAt(m)).contains(e.occurredAt());
       assertThat(JmsEvents.contentType(m)).contains(OutboxEvent.JSON);
       assertThat(JmsEvents.tenant(m)).isEmpty();
+      assertThat(JmsEvents.aggregateVersion(m)).hasValue(9_000_000_000L);
+      assertThat(m.getObjectProperty(JmsEvents.AGGREGATE_VERSION)).isEqualTo(9_000_000_000L);
       assertThat(JmsEvents.header(m, "correlation-id")).contains("corr-42");
       assertThat(m.getJMSCorrelationID()).isEqualTo("corr-42");
       assertThat(new String(JmsEvents.payload(m), StandardCharsets.UTF_8)).isEqualTo("{\"x\":1}");

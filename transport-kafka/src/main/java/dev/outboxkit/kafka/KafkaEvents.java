@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -30,6 +31,8 @@ import org.apache.kafka.common.header.Header;
  *   <tr><td>{@value #HEADER_OCCURRED_AT}</td><td>when the event happened, ISO-8601 instant
  *       ({@code 2025-01-31T12:13:01.123456Z})</td></tr>
  *   <tr><td>{@value #HEADER_TENANT}</td><td>tenant, only when the event has one</td></tr>
+ *   <tr><td>{@value #HEADER_AGGREGATE_VERSION}</td><td>the aggregate's version after this event,
+ *       decimal, 1 or more; only when the event has one</td></tr>
  * </table>
  *
  * <p>The event's own headers follow, names as given, values as UTF-8. A user header whose name is
@@ -62,6 +65,13 @@ public final class KafkaEvents {
 
   /** Header carrying the tenant, present only for events that have one: {@value}. */
   public static final String HEADER_TENANT = "outbox-tenant";
+
+  /**
+   * Header carrying the aggregate's version after this event, present only for events that have one
+   * ({@link dev.outboxkit.OutboxEvent#aggregateVersion()}): {@value}. A consumer hands it to its
+   * inbox's ordering guard.
+   */
+  public static final String HEADER_AGGREGATE_VERSION = "outbox-aggregate-version";
 
   private KafkaEvents() {}
 
@@ -117,6 +127,33 @@ public final class KafkaEvents {
   }
 
   /**
+   * Reads the aggregate's version after this event, as {@link
+   * dev.outboxkit.OutboxEvent#aggregateVersion()} had it when appended.
+   *
+   * @param record a consumed record
+   * @return the version, or empty if the record has no {@value #HEADER_AGGREGATE_VERSION} header
+   *     (the event was appended without one)
+   * @throws IllegalArgumentException if the header is present but not a decimal integer of 1 or
+   *     more; the message names the header and the record's topic, partition and offset
+   */
+  public static OptionalLong aggregateVersion(ConsumerRecord<?, ?> record) {
+    Optional<String> text = header(record, HEADER_AGGREGATE_VERSION).map(String::strip);
+    if (text.isEmpty()) {
+      return OptionalLong.empty();
+    }
+    long version;
+    try {
+      version = Long.parseLong(text.get());
+    } catch (NumberFormatException e) {
+      throw notAVersion(record, text.get(), e);
+    }
+    if (version < 1) {
+      throw notAVersion(record, text.get(), null);
+    }
+    return OptionalLong.of(version);
+  }
+
+  /**
    * Reads when the event happened.
    *
    * @param record a consumed record
@@ -153,6 +190,18 @@ public final class KafkaEvents {
       return value.substring(1, value.length() - 1);
     }
     return value;
+  }
+
+  // The wording of WireText's errors, which has no reader for a long.
+  private static IllegalArgumentException notAVersion(
+      ConsumerRecord<?, ?> record, String value, NumberFormatException cause) {
+    String shown = value.length() <= 80 ? value : value.substring(0, 80) + "\u2026";
+    return new IllegalArgumentException(
+        origin(record, HEADER_AGGREGATE_VERSION).name()
+            + " is not an aggregate version (a whole number of 1 or more): '"
+            + shown
+            + "'",
+        cause);
   }
 
   private static WireText.Origin<RuntimeException> origin(

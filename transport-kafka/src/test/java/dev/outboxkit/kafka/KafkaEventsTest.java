@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -78,6 +79,31 @@ class KafkaEventsTest {
     assertThatThrownBy(() -> KafkaEvents.schemaVersion(record("outbox-schema-version", "v2")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not an integer");
+  }
+
+  @Test
+  void aggregateVersion_reads_decimal_text_when_header_is_present() {
+    assertThat(KafkaEvents.aggregateVersion(record("outbox-aggregate-version", "9000000000")))
+        .hasValue(9_000_000_000L);
+    assertThat(KafkaEvents.aggregateVersion(record("outbox-aggregate-version", " 1 "))).hasValue(1);
+  }
+
+  @Test
+  void aggregateVersion_is_empty_when_header_is_absent() {
+    assertThat(KafkaEvents.aggregateVersion(record(new RecordHeaders()))).isEmpty();
+  }
+
+  @Test
+  void aggregateVersion_throws_naming_header_and_record_when_value_is_no_version() {
+    for (String bad : List.of("v2", "", "0", "-3", "1.5", "99999999999999999999")) {
+      assertThatThrownBy(
+              () -> KafkaEvents.aggregateVersion(record("outbox-aggregate-version", bad)))
+          .as("'%s'", bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("header 'outbox-aggregate-version' of record orders-3@17")
+          .hasMessageContaining("not an aggregate version")
+          .hasMessageContaining("'" + bad + "'");
+    }
   }
 
   private static ConsumerRecord<String, byte[]> record(String header, String value) {

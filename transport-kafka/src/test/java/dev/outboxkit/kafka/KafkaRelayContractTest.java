@@ -89,16 +89,23 @@ abstract class KafkaRelayContractTest extends TransportRelayTest {
       OutboxEvent e = byId.get(KafkaEvents.eventId(r).orElseThrow());
       assertThat(r.key()).isEqualTo(e.aggregateId());
       assertThat(new String(r.value(), UTF_8)).isEqualTo(new String(e.payload(), UTF_8));
-      assertThat(headers(r).keySet())
-          .containsExactlyInAnyOrder(
-              KafkaEvents.HEADER_EVENT_ID,
-              KafkaEvents.HEADER_EVENT_TYPE,
-              KafkaEvents.HEADER_AGGREGATE_TYPE,
-              KafkaEvents.HEADER_SCHEMA_VERSION,
-              KafkaEvents.HEADER_CONTENT_TYPE,
-              KafkaEvents.HEADER_OCCURRED_AT,
-              "correlation-id",
-              "seq");
+      List<String> names =
+          new ArrayList<>(
+              List.of(
+                  KafkaEvents.HEADER_EVENT_ID,
+                  KafkaEvents.HEADER_EVENT_TYPE,
+                  KafkaEvents.HEADER_AGGREGATE_TYPE,
+                  KafkaEvents.HEADER_SCHEMA_VERSION,
+                  KafkaEvents.HEADER_CONTENT_TYPE,
+                  KafkaEvents.HEADER_OCCURRED_AT,
+                  "correlation-id",
+                  "seq"));
+      if (e.aggregateVersion().isPresent()) {
+        names.add(KafkaEvents.HEADER_AGGREGATE_VERSION);
+      }
+      assertThat(headers(r).keySet()).containsExactlyInAnyOrderElementsOf(names);
+      // Appended with a version on even aggregates only: it travels, and its absence does too.
+      assertThat(KafkaEvents.aggregateVersion(r)).isEqualTo(e.aggregateVersion());
       assertThat(KafkaEvents.eventType(r)).contains(e.eventType());
       assertThat(KafkaEvents.aggregateType(r)).contains(type);
       assertThat(KafkaEvents.schemaVersion(r)).hasValue(2);
@@ -459,14 +466,17 @@ abstract class KafkaRelayContractTest extends TransportRelayTest {
             int n = first + i;
             String aggregateId = "agg-" + (n % aggregates);
             int seq = n / aggregates;
-            OutboxEvent e =
+            OutboxEvent.Builder builder =
                 OutboxEvent.builder(type, aggregateId, "Step" + seq)
                     .payload("{\"aggregate\":\"" + aggregateId + "\",\"seq\":" + seq + "}")
                     .header("correlation-id", "tx-" + (first / PER_TRANSACTION + tx))
                     .header("seq", Integer.toString(seq))
                     .schemaVersion(2)
-                    .occurredAt(BASE.plusMillis(n))
-                    .build();
+                    .occurredAt(BASE.plusMillis(n));
+            if (n % aggregates % 2 == 0) {
+              builder.aggregateVersion(seq + 1L);
+            }
+            OutboxEvent e = builder.build();
             business.setString(1, e.id().toString());
             business.setString(2, aggregateId);
             business.setInt(3, seq);

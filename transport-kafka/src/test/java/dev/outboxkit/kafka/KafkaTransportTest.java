@@ -86,6 +86,25 @@ class KafkaTransportTest {
     assertThat(KafkaEvents.aggregateType(r)).contains(type);
     assertThat(KafkaEvents.schemaVersion(r)).hasValue(2);
     assertThat(KafkaEvents.occurredAt(r)).contains(occurredAt);
+    assertThat(KafkaEvents.aggregateVersion(r)).as("appended without a version").isEmpty();
+  }
+
+  @Test
+  void sendBatch_carries_the_aggregate_version_when_the_event_has_one() {
+    String type = unique("Order");
+    String topic = typeTopic(broker, type, 1);
+    OutboxEvent event =
+        OutboxEvent.builder(type, "order-1", "OrderPlaced")
+            .payload("{}")
+            .aggregateVersion(9_000_000_000L)
+            .build();
+
+    assertThat(transport().sendBatch(List.of(OutboxMessage.of(event, 1))))
+        .containsExactly(SendResult.delivered());
+
+    ConsumerRecord<String, byte[]> r = readAll(topic).get(0);
+    assertThat(headers(r)).containsEntry("outbox-aggregate-version", "9000000000");
+    assertThat(KafkaEvents.aggregateVersion(r)).hasValue(9_000_000_000L);
   }
 
   @Test

@@ -28,6 +28,7 @@ public final class EventRow {
   private final Instant occurredAt;
   private final Instant availableAt;
   private final Instant expiresAt;
+  private final long aggregateVersion;
   private final String status;
 
   private EventRow(Struct row, String table) {
@@ -49,6 +50,7 @@ public final class EventRow {
       throw new DataException(
           "outbox event " + id + " of table " + table + ": " + e.getMessage(), e);
     }
+    this.aggregateVersion = version(row, table);
     this.status = text(row, "status", true);
   }
 
@@ -128,7 +130,15 @@ public final class EventRow {
     return expiresAt;
   }
 
-  /** {@return the relay's status column: PENDING, IN_FLIGHT, PUBLISHED, DEAD or EXPIRED} */
+  /** {@return the aggregate's version after this event, or 0 when the event has none} */
+  public long aggregateVersion() {
+    return aggregateVersion;
+  }
+
+  /**
+   * {@return the relay's status column: PENDING, IN_FLIGHT, PUBLISHED, DEAD, EXPIRED, CANCELLED or
+   * SUPERSEDED}
+   */
   public String status() {
     return status;
   }
@@ -156,6 +166,32 @@ public final class EventRow {
   private static String text(Struct row, String column, boolean notNull) {
     Object value = notNull ? required(row, column) : value(row, column);
     return value == null ? null : value.toString();
+  }
+
+  /**
+   * The {@code aggregate_version} column; 0 when NULL, and when the column is absent: a table
+   * created before OutboxKit had it publishes as before, without the header.
+   */
+  private long version(Struct row, String table) {
+    if (row.schema().field("aggregate_version") == null) {
+      return 0;
+    }
+    Object value = row.get("aggregate_version");
+    if (value == null) {
+      return 0;
+    }
+    long version = ((Number) value).longValue();
+    if (version < 1) {
+      throw new DataException(
+          "outbox event "
+              + id
+              + " of table "
+              + table
+              + ": column aggregate_version is "
+              + version
+              + "; OutboxKit writes 1 or more, or NULL");
+    }
+    return version;
   }
 
   private static Instant time(Struct row, String column) {

@@ -69,6 +69,8 @@ public final class WebhookRequests {
             .header(WebhookHeaders.OCCURRED_AT, e.occurredAt().toString())
             .header(WebhookHeaders.ATTEMPT, Integer.toString(message.attempt()));
     e.tenant().ifPresent(t -> b.header(WebhookHeaders.TENANT, HeaderValues.encode(t)));
+    e.aggregateVersion()
+        .ifPresent(v -> b.header(WebhookHeaders.AGGREGATE_VERSION, Long.toString(v)));
     for (Map.Entry<String, String> h : e.headers().entrySet()) {
       String headerName = h.getKey();
       if (HeaderValues.isReserved(headerName)) {

@@ -90,6 +90,9 @@ public final class MessageFactory {
     if (event.tenant().isPresent()) {
       message.setStringProperty(JmsEvents.TENANT, event.tenant().get());
     }
+    if (event.aggregateVersion().isPresent()) {
+      message.setLongProperty(JmsEvents.AGGREGATE_VERSION, event.aggregateVersion().getAsLong());
+    }
     for (Map.Entry<String, String> h : event.headers().entrySet()) {
       message.setStringProperty(PropertyNames.encode(h.getKey()), h.getValue());
     }

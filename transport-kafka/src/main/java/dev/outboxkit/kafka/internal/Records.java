@@ -22,7 +22,8 @@ public final class Records {
           KafkaEvents.HEADER_SCHEMA_VERSION,
           KafkaEvents.HEADER_CONTENT_TYPE,
           KafkaEvents.HEADER_OCCURRED_AT,
-          KafkaEvents.HEADER_TENANT);
+          KafkaEvents.HEADER_TENANT,
+          KafkaEvents.HEADER_AGGREGATE_VERSION);
 
   /** Longest legal topic name, as enforced by the broker. */
   static final int MAX_TOPIC_LENGTH = 249;
@@ -48,6 +49,11 @@ public final class Records {
     headers.add(KafkaEvents.HEADER_OCCURRED_AT, event.occurredAt().toString().getBytes(UTF_8));
     if (event.tenant().isPresent()) {
       headers.add(KafkaEvents.HEADER_TENANT, event.tenant().get().getBytes(UTF_8));
+    }
+    if (event.aggregateVersion().isPresent()) {
+      headers.add(
+          KafkaEvents.HEADER_AGGREGATE_VERSION,
+          Long.toString(event.aggregateVersion().getAsLong()).getBytes(UTF_8));
     }
     for (Map.Entry<String, String> h : event.headers().entrySet()) {
       if (RESERVED_HEADERS.contains(h.getKey())) {
