@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.function.Function;
 
@@ -75,6 +76,33 @@ public final class WireText {
   public static <E extends Exception> Optional<Instant> instant(
       Optional<String> text, Origin<E> origin) throws E {
     return parse(text, Instant::parse, "an ISO-8601 instant", origin);
+  }
+
+  /**
+   * Parses an aggregate version: a decimal whole number of 1 or more.
+   *
+   * @param text the value, as it is to be parsed, or empty
+   * @param origin where it was read
+   * @param <E> what naming the origin may throw
+   * @return the version, or empty if the text is
+   * @throws IllegalArgumentException if the text is not a version; the message names the origin
+   * @throws E if the origin cannot be named
+   */
+  public static <E extends Exception> OptionalLong version(Optional<String> text, Origin<E> origin)
+      throws E {
+    Optional<Long> number =
+        parse(
+            text,
+            t -> {
+              long v = Long.parseLong(t);
+              if (v < 1) {
+                throw new IllegalArgumentException("below 1");
+              }
+              return v;
+            },
+            "an aggregate version (a whole number of 1 or more)",
+            origin);
+    return number.isEmpty() ? OptionalLong.empty() : OptionalLong.of(number.get());
   }
 
   // UUID.fromString and Integer.parseInt throw IllegalArgumentException, Instant.parse a

@@ -1,7 +1,9 @@
 package dev.outboxkit.http;
 
 import dev.outboxkit.http.internal.HeaderValues;
+import dev.outboxkit.internal.WireText;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Function;
 
@@ -93,32 +95,8 @@ public final class WebhookHeaders {
    */
   public static OptionalLong aggregateVersion(Function<String, String> header) {
     String value = Objects.requireNonNull(header, "header").apply(AGGREGATE_VERSION);
-    if (value == null) {
-      return OptionalLong.empty();
-    }
-    String text = value.strip();
-    long version;
-    try {
-      version = Long.parseLong(text);
-    } catch (NumberFormatException e) {
-      throw notAVersion(text, e);
-    }
-    if (version < 1) {
-      throw notAVersion(text, null);
-    }
-    return OptionalLong.of(version);
-  }
-
-  // The wording of the Kafka and JMS transports' readers.
-  private static IllegalArgumentException notAVersion(String value, NumberFormatException cause) {
-    String shown = value.length() <= 80 ? value : value.substring(0, 80) + "\u2026";
-    return new IllegalArgumentException(
-        "header '"
-            + AGGREGATE_VERSION
-            + "' is not an aggregate version (a whole number of 1 or more): '"
-            + shown
-            + "'",
-        cause);
+    return WireText.version(
+        Optional.ofNullable(value).map(String::strip), () -> "header '" + AGGREGATE_VERSION + "'");
   }
 
   /**

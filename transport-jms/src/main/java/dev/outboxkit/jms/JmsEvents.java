@@ -242,27 +242,10 @@ public final class JmsEvents {
   public static OptionalLong aggregateVersion(Message message) throws JMSException {
     Objects.requireNonNull(message, "message");
     Object value = message.getObjectProperty(AGGREGATE_VERSION);
-    if (value == null) {
-      return OptionalLong.empty();
-    }
-    String text = value.toString().strip();
-    long version;
-    if (value instanceof Long
-        || value instanceof Integer
-        || value instanceof Short
-        || value instanceof Byte) {
-      version = ((Number) value).longValue();
-    } else {
-      try {
-        version = Long.parseLong(text);
-      } catch (NumberFormatException e) {
-        throw notAVersion(message, text, e);
-      }
-    }
-    if (version < 1) {
-      throw notAVersion(message, text, null);
-    }
-    return OptionalLong.of(version);
+    // A long (this transport's), a smaller integer type or text all read as their decimal text.
+    return WireText.version(
+        Optional.ofNullable(value).map(v -> v.toString().strip()),
+        origin(message, AGGREGATE_VERSION));
   }
 
   /**
@@ -419,16 +402,6 @@ public final class JmsEvents {
   }
 
   // The wording of WireText's errors, which has no reader for a long.
-  private static IllegalArgumentException notAVersion(
-      Message message, String value, NumberFormatException cause) throws JMSException {
-    String shown = value.length() <= 80 ? value : value.substring(0, 80) + "\u2026";
-    return new IllegalArgumentException(
-        origin(message, AGGREGATE_VERSION).name()
-            + " is not an aggregate version (a whole number of 1 or more): '"
-            + shown
-            + "'",
-        cause);
-  }
 
   private static WireText.Origin<JMSException> origin(Message message, String property) {
     return () -> "property '" + property + "' of message " + message.getJMSMessageID();

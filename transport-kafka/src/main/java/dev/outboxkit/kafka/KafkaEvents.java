@@ -137,20 +137,9 @@ public final class KafkaEvents {
    *     more; the message names the header and the record's topic, partition and offset
    */
   public static OptionalLong aggregateVersion(ConsumerRecord<?, ?> record) {
-    Optional<String> text = header(record, HEADER_AGGREGATE_VERSION).map(String::strip);
-    if (text.isEmpty()) {
-      return OptionalLong.empty();
-    }
-    long version;
-    try {
-      version = Long.parseLong(text.get());
-    } catch (NumberFormatException e) {
-      throw notAVersion(record, text.get(), e);
-    }
-    if (version < 1) {
-      throw notAVersion(record, text.get(), null);
-    }
-    return OptionalLong.of(version);
+    return WireText.version(
+        header(record, HEADER_AGGREGATE_VERSION).map(String::strip),
+        origin(record, HEADER_AGGREGATE_VERSION));
   }
 
   /**
@@ -193,16 +182,6 @@ public final class KafkaEvents {
   }
 
   // The wording of WireText's errors, which has no reader for a long.
-  private static IllegalArgumentException notAVersion(
-      ConsumerRecord<?, ?> record, String value, NumberFormatException cause) {
-    String shown = value.length() <= 80 ? value : value.substring(0, 80) + "\u2026";
-    return new IllegalArgumentException(
-        origin(record, HEADER_AGGREGATE_VERSION).name()
-            + " is not an aggregate version (a whole number of 1 or more): '"
-            + shown
-            + "'",
-        cause);
-  }
 
   private static WireText.Origin<RuntimeException> origin(
       ConsumerRecord<?, ?> record, String header) {
