@@ -349,6 +349,7 @@ class WebhookTransportTest {
 
       assertThat(results.get(0).status()).isEqualTo(Status.RETRY);
       assertThat(results.get(0).reason().orElseThrow()).contains("no response").contains("PT1.5S");
+      assertThat(results.get(0).isUncertain()).as("the request may have arrived").isTrue();
       assertThat(results.get(1)).isEqualTo(SendResult.delivered());
     } finally {
       release.countDown();

@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Clock;
 import java.time.Duration;
+import javax.net.ssl.SSLException;
 
 /**
  * Reads what one request came to — a status with its headers, or a failure — as the event's result
@@ -82,22 +83,32 @@ public final class ResponseClassifier {
     }
   }
 
-  /** What a failed request means: always a retry that counts as the endpoint's outage. */
+  /**
+   * What a failed request means: always a retry that counts as the endpoint's outage, and an
+   * uncertain one when the request may have reached the endpoint (it was connected, no answer came:
+   * a response timeout, a connection cut mid-exchange). A failed connect or TLS handshake sent
+   * nothing.
+   */
   public RequestOutcome classify(Exception failure, String display) {
     String reason;
+    boolean mayHaveArrived = false;
     if (failure instanceof HttpConnectTimeoutException) {
       reason = "cannot connect to " + display + " within " + connectTimeout;
     } else if (failure instanceof HttpTimeoutException) {
       reason = "no response from " + display + " within " + requestTimeout;
+      mayHaveArrived = true;
     } else if (failure instanceof ConnectException) {
       reason = "cannot connect to " + display + ": " + Failures.describe(failure);
     } else if (failure instanceof IOException) {
       reason = "request to " + display + " failed: " + Failures.describe(failure);
+      mayHaveArrived = !(failure instanceof SSLException);
     } else {
       // A runtime exception's message may quote request details; keep only its type.
       reason = "request to " + display + " failed: " + failure.getClass().getSimpleName();
     }
-    return RequestOutcome.outage(SendResult.retry(reason, null), null);
+    SendResult result =
+        mayHaveArrived ? SendResult.uncertain(reason) : SendResult.retry(reason, null);
+    return RequestOutcome.outage(result, null);
   }
 
   /** What a status usually means, for the reason an operator reads. */

@@ -105,6 +105,20 @@ class ResponseClassifierTest {
         .isEqualTo("request to x failed: IllegalStateException");
   }
 
+  @Test
+  void a_request_that_was_connected_but_got_no_answer_may_have_arrived() {
+    assertThat(uncertain(new HttpTimeoutException("t"))).isTrue();
+    assertThat(uncertain(new IOException("connection reset"))).isTrue();
+    assertThat(uncertain(new HttpConnectTimeoutException("t"))).isFalse();
+    assertThat(uncertain(new ConnectException("refused"))).isFalse();
+    assertThat(uncertain(new javax.net.ssl.SSLHandshakeException("bad certificate"))).isFalse();
+    assertThat(uncertain(new IllegalStateException("x"))).isFalse();
+  }
+
+  private boolean uncertain(Exception failure) {
+    return classifier.classify(failure, "x").result.isUncertain();
+  }
+
   private String reason(Exception failure) {
     RequestOutcome o = classifier.classify(failure, "x");
     assertThat(o.outage).isTrue();
