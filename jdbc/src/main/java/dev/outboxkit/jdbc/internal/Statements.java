@@ -173,9 +173,10 @@ final class Statements {
   // inboxVersion); the others above on the inbox table.
 
   /**
-   * Creates the (consumer, aggregate) row with version 0 unless present; must not fail on a
-   * duplicate, and must not leave a lock that a second transaction shares (a shared lock both then
-   * try to upgrade deadlocks).
+   * Creates the (consumer, aggregate) row with version 0 unless present. A duplicate is skipped;
+   * only a race of two inserts may fail, with the dialect's DUPLICATE_KEY code and the transaction
+   * left usable. It must not leave a lock that a second transaction shares: two holders of a shared
+   * lock that both then ask for the row's exclusive lock deadlock.
    */
   public static final Statement INBOX_VERSION_CREATE =
       Statement.always("inboxVersionCreate", "consumer", "aggregate_type", "aggregate_id");
