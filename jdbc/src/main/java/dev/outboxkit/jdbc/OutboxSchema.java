@@ -15,6 +15,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Creates the outbox table and its indexes. The DDL ships as one resource per dialect under {@code
@@ -26,6 +27,9 @@ import java.util.regex.Matcher;
  * DDL inside the caller's transaction; MySQL and MariaDB commit each DDL statement implicitly.
  */
 public final class OutboxSchema {
+  /** The version table's name in the shipped inbox DDL. */
+  private static final String VERSION_PLACEHOLDER = Inbox.DEFAULT_TABLE + "_version";
+
   private OutboxSchema() {}
 
   /**
@@ -164,7 +168,8 @@ public final class OutboxSchema {
   }
 
   /**
-   * Creates the consumer inbox table {@code outbox_inbox} (see {@link Inbox}), if missing.
+   * Creates the consumer inbox table {@code outbox_inbox} and the version table of its ordering
+   * guard, {@code outbox_inbox_version} (see {@link Inbox}), if missing.
    *
    * @param connection a connection with DDL rights to the consumer's database; not committed here
    * @throws SQLException if a statement fails
@@ -174,7 +179,8 @@ public final class OutboxSchema {
   }
 
   /**
-   * Creates a consumer inbox table with this name and dialect, if missing.
+   * Creates a consumer inbox table with this name and dialect, and its version table ({@code
+   * <table>_version}), if missing.
    *
    * @param connection a connection with DDL rights to the consumer's database; not committed here
    * @param table {@code name} or {@code schema.name}, a plain SQL identifier
@@ -187,8 +193,9 @@ public final class OutboxSchema {
   }
 
   /**
-   * Creates a consumer inbox table with a dialect of your own (or a preset), if missing; skips
-   * statements as {@link #create(Connection, String, SqlDialect)} does.
+   * Creates a consumer inbox table and its version table ({@code <table>_version}) with a dialect
+   * of your own (or a preset), if missing; skips statements as {@link #create(Connection, String,
+   * SqlDialect)} does.
    *
    * @param connection a connection with DDL rights to the consumer's database; not committed here
    * @param table {@code name} or {@code schema.name}, a plain SQL identifier
@@ -202,7 +209,26 @@ public final class OutboxSchema {
   }
 
   /**
-   * {@return the consumer inbox DDL for a dialect and table, for migration tools}
+   * Creates a consumer inbox table and a version table of another name ({@link
+   * Inbox.Builder#versionTable}), if missing; skips statements as {@link #create(Connection,
+   * String, SqlDialect)} does.
+   *
+   * @param connection a connection with DDL rights to the consumer's database; not committed here
+   * @param table the inbox table: {@code name} or {@code schema.name}, a plain SQL identifier
+   * @param versionTable the version table, likewise
+   * @param dialect the database's dialect: a preset ({@link Dialect#preset()}) or your own
+   * @throws SQLException if a statement fails
+   */
+  @Beta
+  public static void createInbox(
+      Connection connection, String table, String versionTable, SqlDialect dialect)
+      throws SQLException {
+    run(connection, dialect, inboxDdl(dialect, table, versionTable));
+  }
+
+  /**
+   * {@return the consumer inbox DDL for a dialect and table, and for its version table ({@code
+   * <table>_version}), for migration tools}
    *
    * @param dialect the database's dialect
    * @param table {@code name} or {@code schema.name}, a plain SQL identifier
@@ -212,7 +238,8 @@ public final class OutboxSchema {
   }
 
   /**
-   * {@return the consumer inbox DDL of a dialect of your own (or a preset), for migration tools}
+   * {@return the consumer inbox DDL of a dialect of your own (or a preset), with the version table
+   * named {@code <table>_version}, for migration tools}
    *
    * @param dialect the database's dialect
    * @param table {@code name} or {@code schema.name}, a plain SQL identifier
@@ -220,6 +247,21 @@ public final class OutboxSchema {
    */
   @Beta
   public static String inboxDdl(SqlDialect dialect, String table) {
+    return inboxDdl(dialect, table, Inbox.versionTableOf(TableName.of(table)).qualified());
+  }
+
+  /**
+   * {@return the consumer inbox DDL of a dialect of your own (or a preset), with a version table of
+   * another name ({@link Inbox.Builder#versionTable}), for migration tools}
+   *
+   * @param dialect the database's dialect: a preset ({@link Dialect#preset()}) or your own
+   * @param table the inbox table: {@code name} or {@code schema.name}, a plain SQL identifier
+   * @param versionTable the version table, likewise
+   * @throws OutboxConfigurationException if the dialect has no inbox DDL, or a name is not a plain
+   *     identifier
+   */
+  @Beta
+  public static String inboxDdl(SqlDialect dialect, String table, String versionTable) {
     String script =
         dialect
             .inboxSchema()
@@ -229,9 +271,28 @@ public final class OutboxSchema {
                         "dialect "
                             + dialect.name()
                             + " has no inbox DDL: give it with"
-                            + " SqlDialect.Builder.inboxSchema(...), or create the table"
+                            + " SqlDialect.Builder.inboxSchema(...), or create the tables"
                             + " yourself"));
-    return rename(script, Inbox.DEFAULT_TABLE, TableName.of(table));
+    return renameInbox(script, TableName.of(table), TableName.of(versionTable));
+  }
+
+  /**
+   * The inbox DDL with its two tables renamed in one pass, so that neither renaming can reach into
+   * the other's result (a version table named {@code outbox_inbox_x}, say).
+   */
+  private static String renameInbox(String script, TableName inbox, TableName version) {
+    Matcher m =
+        Pattern.compile("\\b(" + VERSION_PLACEHOLDER + "|" + Inbox.DEFAULT_TABLE + ")(?:(?=_)|\\b)")
+            .matcher(script);
+    StringBuffer out = new StringBuffer(script.length() + 64);
+    while (m.find()) {
+      TableName name = m.group(1).equals(VERSION_PLACEHOLDER) ? version : inbox;
+      // Index and constraint names (<table>_*) take the bare name; table references take the
+      // possibly schema-qualified one.
+      boolean prefix = m.end() < script.length() && script.charAt(m.end()) == '_';
+      m.appendReplacement(out, Matcher.quoteReplacement(prefix ? name.simple() : name.qualified()));
+    }
+    return m.appendTail(out).toString();
   }
 
   private static String read(String file) {

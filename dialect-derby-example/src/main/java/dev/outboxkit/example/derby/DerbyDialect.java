@@ -77,8 +77,8 @@ public final class DerbyDialect implements DialectProvider {
                 .sqlStates(ErrorCodes.Kind.LOCK_TIMEOUT, "40XL1", "40XL2")
                 .sqlStates(ErrorCodes.Kind.LOST_CONNECTION, "08001", "08003", "08004", "08006")
                 .sqlStates(ErrorCodes.Kind.ALREADY_EXISTS, "X0Y32")
-                // Two consumers inserting one inbox pair at once: the loser's statement fails,
-                // its transaction stays usable (see inboxInsert in derby.sql).
+                // Two consumers inserting one inbox pair (or version row) at once: the loser's
+                // statement fails, its transaction stays usable (see inboxInsert in derby.sql).
                 .sqlStates(ErrorCodes.Kind.DUPLICATE_KEY, "23505"))
         .build();
   }

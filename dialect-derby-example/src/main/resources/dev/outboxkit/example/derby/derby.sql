@@ -8,7 +8,7 @@
 --   * readers wait for writers: a read under READ COMMITTED blocks on every row another
 --     transaction changed and has not committed. Reads whose answer is checked again under
 --     locks, or is only a gauge, say WITH UR (read uncommitted) so that they never wait;
---   * no ON CONFLICT, INSERT IGNORE or MERGE from VALUES: the inbox insert is guarded by
+--   * no ON CONFLICT, INSERT IGNORE or MERGE from VALUES: the inbox's inserts are guarded by
 --     NOT EXISTS, and DELETE takes no row limit;
 --   * no IF NOT EXISTS: OutboxSchema skips DDL that fails with X0Y32 (already exists).
 
@@ -58,6 +58,15 @@ CREATE TABLE outbox_inbox (
     CONSTRAINT outbox_inbox_pkey PRIMARY KEY (consumer, event_id)
 );
 CREATE INDEX outbox_inbox_processed_idx ON outbox_inbox (processed_at);
+-- The ordering guard (Inbox.accept): the last version applied per consumer and aggregate.
+CREATE TABLE outbox_inbox_version (
+    consumer        VARCHAR(200)  NOT NULL,
+    aggregate_type  VARCHAR(510)  NOT NULL,
+    aggregate_id    VARCHAR(510)  NOT NULL,
+    version         BIGINT        NOT NULL,
+    updated_at      TIMESTAMP     NOT NULL,
+    CONSTRAINT outbox_inbox_version_pkey PRIMARY KEY (consumer, aggregate_type, aggregate_id)
+);
 
 -- Claims. Due PENDING rows after :after, read uncommitted: a row another relay is claiming
 -- right now already reads IN_FLIGHT and is left out (what SKIP LOCKED does elsewhere), and
@@ -166,6 +175,20 @@ SELECT CAST(:consumer AS VARCHAR(200)), CAST(:event_id AS CHAR(16) FOR BIT DATA)
   FROM SYSIBM.SYSDUMMY1
  WHERE NOT EXISTS (SELECT 1 FROM {table}
                     WHERE consumer = :consumer AND event_id = :event_id)
+
+-- The ordering guard's version row, made as inboxInsert makes a pair. The probe takes a shared
+-- lock only while it reads, so it never holds one that a second delivery shares. common.sql's
+-- FOR UPDATE read then takes an update lock, which Derby keeps only while the cursor is on the
+-- row: Inbox sets the version before it closes the cursor, and the update lock becomes the
+-- exclusive lock of the update, held to the end of the transaction.
+-- name: inboxVersionCreate
+INSERT INTO {table} (consumer, aggregate_type, aggregate_id, version, updated_at)
+SELECT CAST(:consumer AS VARCHAR(200)), CAST(:aggregate_type AS VARCHAR(510)),
+       CAST(:aggregate_id AS VARCHAR(510)), 0, {now}
+  FROM SYSIBM.SYSDUMMY1
+ WHERE NOT EXISTS (SELECT 1 FROM {table}
+                    WHERE consumer = :consumer AND aggregate_type = :aggregate_type
+                      AND aggregate_id = :aggregate_id)
 
 -- DELETE takes no row limit: it deletes the old rows up to the newest processed_at among the
 -- :limit oldest rows, read from the index. (With the age in the subquery too, Derby would run the

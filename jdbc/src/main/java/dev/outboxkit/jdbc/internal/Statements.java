@@ -165,6 +165,31 @@ final class Statements {
   /** Deletes up to limit inbox rows older than age. */
   public static final Statement INBOX_PURGE = Statement.always("inboxPurge", "age", "limit");
 
+  /** Deletes one (consumer, event id) row: the one this transaction just recorded. */
+  public static final Statement INBOX_DELETE =
+      Statement.always("inboxDelete", "consumer", "event_id");
+
+  // The ordering guard's statements run on the inbox's version table (their names start with
+  // inboxVersion); the others above on the inbox table.
+
+  /**
+   * Creates the (consumer, aggregate) row with version 0 unless present. A duplicate is skipped;
+   * only a race of two inserts may fail, with the dialect's DUPLICATE_KEY code and the transaction
+   * left usable. It must not leave a lock that a second transaction shares: two holders of a shared
+   * lock that both then ask for the row's exclusive lock deadlock.
+   */
+  public static final Statement INBOX_VERSION_CREATE =
+      Statement.always("inboxVersionCreate", "consumer", "aggregate_type", "aggregate_id");
+
+  /** The (consumer, aggregate) row's version, read and row-locked until the transaction ends. */
+  public static final Statement INBOX_VERSION_LOCK =
+      Statement.always("inboxVersionLock", "consumer", "aggregate_type", "aggregate_id")
+          .columns("version");
+
+  /** Records an applied version on the (consumer, aggregate) row. */
+  public static final Statement INBOX_VERSION_SET =
+      Statement.always("inboxVersionSet", "version", "consumer", "aggregate_type", "aggregate_id");
+
   /** Run first in each relay transaction, or absent. */
   public static final Statement BEFORE_RELAY_TRANSACTION =
       Statement.optional("beforeRelayTransaction");
@@ -295,6 +320,10 @@ final class Statements {
           PURGE_RETAINED,
           INBOX_INSERT,
           INBOX_PURGE,
+          INBOX_DELETE,
+          INBOX_VERSION_CREATE,
+          INBOX_VERSION_LOCK,
+          INBOX_VERSION_SET,
           BEFORE_RELAY_TRANSACTION,
           BOUND_TRANSACTION,
           UNBOUND_TRANSACTION,

@@ -161,8 +161,28 @@ final class TableCheck {
     return explain(e, c, named, table, true);
   }
 
+  /**
+   * As {@link #explain(SQLException, Connection, SqlDialect, TableName)}, for a statement of the
+   * inbox's ordering guard on its version table: a missing one names the DDL that makes it.
+   *
+   * @param inbox the inbox table the version table belongs to
+   */
+  public static SQLException explainInboxVersion(
+      SQLException e, Connection c, SqlDialect named, TableName inbox, TableName versionTable) {
+    return explain(e, c, named, versionTable, inbox);
+  }
+
   private static SQLException explain(
       SQLException e, Connection c, SqlDialect named, TableName table, boolean inbox) {
+    return explain(e, c, named, table, inbox ? table : null);
+  }
+
+  /**
+   * @param inbox null for the outbox table; the inbox table for the inbox table itself or, when
+   *     {@code table} is another, for its version table
+   */
+  private static SQLException explain(
+      SQLException e, Connection c, SqlDialect named, TableName table, TableName inbox) {
     String why = null;
     try {
       try {
@@ -172,13 +192,16 @@ final class TableCheck {
       }
       if (why == null && NO_TABLE.contains(e.getSQLState())) {
         SqlDialect d = named != null ? named : DialectRegistry.detect(c);
-        why = inbox ? missingInbox(d, table) : missingTable(d, table);
+        why =
+            inbox == null
+                ? missingTable(d, table)
+                : inbox == table ? missingInbox(d, table) : missingVersionTable(d, inbox, table);
       }
     } catch (SQLException | RuntimeException ignored) {
       // The metadata could not be had (a closed connection, an unsupported database): the
       // failure as the driver gave it is all there is to say.
     }
-    if (why == null && !inbox && NO_COLUMN.contains(e.getSQLState())) {
+    if (why == null && inbox == null && NO_COLUMN.contains(e.getSQLState())) {
       why =
           "table "
               + table.qualified()
@@ -263,6 +286,31 @@ final class TableCheck {
         + ", \""
         + table.qualified()
         + "\") in your migrations";
+  }
+
+  private static String missingVersionTable(
+      SqlDialect dialect, TableName inbox, TableName versionTable) {
+    boolean derived = versionTable.qualified().equals(inbox.qualified() + "_version");
+    String names =
+        "\""
+            + inbox.qualified()
+            + "\", "
+            + (derived ? "" : "\"" + versionTable.qualified() + "\", ");
+    String dialectInCode =
+        derived || Dialect.of(dialect) == null ? inCode(dialect) : inCode(dialect) + ".preset()";
+    return "inbox version table "
+        + versionTable.qualified()
+        + " does not exist (or this database user cannot read it): Inbox.accept keeps the last"
+        + " version applied of each aggregate there. Create it at start-up with"
+        + " OutboxSchema.createInbox(connection, "
+        + names
+        + dialectInCode
+        + "), which leaves an existing inbox table as it is, or run the DDL of"
+        + " OutboxSchema.inboxDdl("
+        + (derived ? inCode(dialect) : dialectInCode)
+        + ", "
+        + names.substring(0, names.length() - 2)
+        + ") in your migrations";
   }
 
   /** The columns of the shipped DDL, in order, each with its definition (type, default, null). */

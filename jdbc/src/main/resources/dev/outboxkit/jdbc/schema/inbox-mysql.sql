@@ -7,3 +7,14 @@ CREATE TABLE IF NOT EXISTS outbox_inbox (
     PRIMARY KEY (consumer, event_id),
     KEY outbox_inbox_processed_idx (processed_at)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+-- The ordering guard (Inbox.accept): the last version applied per consumer and aggregate. Never
+-- purged: a row forgotten would let a late event of its aggregate count as new. The key is at
+-- most 2,840 bytes in utf8mb4, within InnoDB's 3,072.
+CREATE TABLE IF NOT EXISTS outbox_inbox_version (
+    consumer        VARCHAR(200)  NOT NULL,
+    aggregate_type  VARCHAR(255)  NOT NULL,
+    aggregate_id    VARCHAR(255)  NOT NULL,
+    version         BIGINT        NOT NULL,
+    updated_at      DATETIME(6)   NOT NULL,                -- UTC
+    PRIMARY KEY (consumer, aggregate_type, aggregate_id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

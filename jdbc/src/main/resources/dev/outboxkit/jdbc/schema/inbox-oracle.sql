@@ -10,3 +10,15 @@ CREATE TABLE outbox_inbox (
 );
 -- Purging by age.
 CREATE INDEX outbox_inbox_processed_idx ON outbox_inbox (processed_at);
+-- The ordering guard (Inbox.accept): the last version applied per consumer and aggregate. Never
+-- purged: a row forgotten would let a late event of its aggregate count as new. The
+-- IGNORE_ROW_ON_DUPKEY_INDEX hint of inboxVersionCreate needs the primary key on exactly these
+-- columns.
+CREATE TABLE outbox_inbox_version (
+    consumer        VARCHAR2(200 CHAR) NOT NULL,
+    aggregate_type  VARCHAR2(255 CHAR) NOT NULL,
+    aggregate_id    VARCHAR2(255 CHAR) NOT NULL,
+    version         NUMBER(19)         NOT NULL,
+    updated_at      TIMESTAMP(6)       NOT NULL,                  -- UTC
+    CONSTRAINT outbox_inbox_version_pkey PRIMARY KEY (consumer, aggregate_type, aggregate_id)
+);

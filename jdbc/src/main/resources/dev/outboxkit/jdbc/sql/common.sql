@@ -311,3 +311,25 @@ SELECT {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expir
   FROM {table}
  WHERE seq IN (:seqs) AND lease_owner = :owner AND status = 'IN_FLIGHT'
  ORDER BY seq
+
+-- The inbox's ordering guard (Inbox.accept), in the consumer's transaction. The event id is
+-- recorded first (inboxInsert); an event held back for a gap has its row taken out again by
+-- primary key, so nothing of it is left.
+-- name: inboxDelete
+DELETE FROM {table} WHERE consumer = :consumer AND event_id = :event_id
+
+-- The version table's row of one (consumer, aggregate), made beforehand by inboxVersionCreate
+-- (each vendor's own: an insert that ignores a duplicate). A locking read by primary key of a row
+-- that exists: it locks that row alone (under MySQL's REPEATABLE READ, a locking read of a missing
+-- row would lock the gap, and two first deliveries of an aggregate would deadlock inserting into
+-- it), and it reads the latest committed version, whatever the transaction's snapshot. Two
+-- deliveries of one aggregate wait here for each other. Version 0: none applied yet.
+-- name: inboxVersionLock
+SELECT version FROM {table}
+ WHERE consumer = :consumer AND aggregate_type = :aggregate_type AND aggregate_id = :aggregate_id
+   FOR UPDATE
+
+-- name: inboxVersionSet
+UPDATE {table}
+   SET version = :version, updated_at = {now}
+ WHERE consumer = :consumer AND aggregate_type = :aggregate_type AND aggregate_id = :aggregate_id

@@ -15,3 +15,15 @@ DELETE FROM {table}
  WHERE (consumer, event_id) IN (SELECT consumer, event_id FROM {table}
                                  WHERE processed_at < {now - :age}
                                  LIMIT :limit)
+
+-- A concurrent insert of the same row makes the loser's MERGE fail with a duplicate key, a
+-- statement error that leaves the transaction usable: Inbox then locks the winner's row.
+-- name: inboxVersionCreate
+MERGE INTO {table} t
+USING (VALUES (CAST(:consumer AS VARCHAR(200)), CAST(:aggregate_type AS VARCHAR(510)),
+               CAST(:aggregate_id AS VARCHAR(510)))) s (consumer, aggregate_type, aggregate_id)
+   ON t.consumer = s.consumer AND t.aggregate_type = s.aggregate_type
+      AND t.aggregate_id = s.aggregate_id
+ WHEN NOT MATCHED THEN
+      INSERT (consumer, aggregate_type, aggregate_id, version, updated_at)
+      VALUES (s.consumer, s.aggregate_type, s.aggregate_id, 0, CURRENT_TIMESTAMP)

@@ -129,3 +129,12 @@ VALUES (:consumer, :event_id, UTC_TIMESTAMP(6))
 DELETE FROM {table}
  WHERE processed_at < {now - :age}
  LIMIT :limit
+
+-- Not INSERT IGNORE: on an existing row it takes a shared lock, and two deliveries of one
+-- aggregate that both hold it and then ask for inboxVersionLock's exclusive lock deadlock. ON
+-- DUPLICATE KEY UPDATE takes the exclusive lock of that row at once (a record lock: no gap), so
+-- the second delivery waits here for the first to end.
+-- name: inboxVersionCreate
+INSERT INTO {table} (consumer, aggregate_type, aggregate_id, version, updated_at)
+VALUES (:consumer, :aggregate_type, :aggregate_id, 0, UTC_TIMESTAMP(6))
+ON DUPLICATE KEY UPDATE version = version

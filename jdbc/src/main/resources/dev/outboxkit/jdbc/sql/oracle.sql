@@ -63,3 +63,10 @@ VALUES (:consumer, :event_id, {now})
 DELETE FROM {table}
  WHERE processed_at < {now - :age}
    AND ROWNUM <= :limit
+
+-- As inboxInsert: a duplicate is skipped, a concurrent insert of the same row waited for. Oracle
+-- takes no shared row locks, so the FOR UPDATE of inboxVersionLock is the only lock.
+-- name: inboxVersionCreate
+INSERT /*+ IGNORE_ROW_ON_DUPKEY_INDEX(v (consumer, aggregate_type, aggregate_id)) */
+  INTO {table} v (consumer, aggregate_type, aggregate_id, version, updated_at)
+VALUES (:consumer, :aggregate_type, :aggregate_id, 0, {now})

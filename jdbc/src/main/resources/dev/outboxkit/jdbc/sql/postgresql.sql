@@ -114,3 +114,11 @@ DELETE FROM {table}
  WHERE ctid IN (SELECT ctid FROM {table}
                  WHERE processed_at < {now - :age}
                  LIMIT :limit)
+
+-- ON CONFLICT DO NOTHING waits for a concurrent insert of the same row, then does nothing if it
+-- committed; it takes no lock on an existing row (inboxVersionLock does). A failed statement
+-- would abort the consumer's transaction, so a duplicate must not fail here.
+-- name: inboxVersionCreate
+INSERT INTO {table} (consumer, aggregate_type, aggregate_id, version, updated_at)
+VALUES (:consumer, :aggregate_type, :aggregate_id, 0, now())
+ON CONFLICT DO NOTHING

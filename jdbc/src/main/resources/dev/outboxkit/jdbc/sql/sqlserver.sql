@@ -85,3 +85,18 @@ SELECT :consumer, :event_id, {now}
 -- name: inboxPurge
 DELETE TOP (:limit) FROM {table}
  WHERE processed_at < {now - :age}
+
+-- As inboxInsert: UPDLOCK, HOLDLOCK serialise two inserts of the same row. Update locks do not
+-- share with each other, so two deliveries never both hold a lock they then want to upgrade.
+-- name: inboxVersionCreate
+INSERT INTO {table} (consumer, aggregate_type, aggregate_id, version, updated_at)
+SELECT :consumer, :aggregate_type, :aggregate_id, 0, {now}
+ WHERE NOT EXISTS (SELECT 1 FROM {table} WITH (UPDLOCK, HOLDLOCK)
+                    WHERE consumer = :consumer AND aggregate_type = :aggregate_type
+                      AND aggregate_id = :aggregate_id)
+
+-- SQL Server has no FOR UPDATE on a plain SELECT: UPDLOCK holds an update lock on the row to the
+-- end of the transaction and reads the latest committed version; ROWLOCK keeps it to the row.
+-- name: inboxVersionLock
+SELECT version FROM {table} WITH (UPDLOCK, ROWLOCK)
+ WHERE consumer = :consumer AND aggregate_type = :aggregate_type AND aggregate_id = :aggregate_id

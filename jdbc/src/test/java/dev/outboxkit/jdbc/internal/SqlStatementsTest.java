@@ -168,6 +168,16 @@ class SqlStatementsTest {
                     .claim(ClaimCapability.CONDITIONAL_UPDATE)
                     .build())
         .hasMessageStartingWith("dialect Bare: statement inboxInsert is missing: add it");
+    // Nor an insert of the ordering guard's version row, for the same reason.
+    assertThatThrownBy(
+            () ->
+                Dialect.H2.preset().toBuilder("No guard")
+                    .withoutStatement("inboxVersionCreate")
+                    .build())
+        .hasMessage(
+            "dialect No guard: statement inboxVersionCreate is missing: add it with"
+                + " statement(\"inboxVersionCreate\", sql) taking :consumer, :aggregate_type,"
+                + " :aggregate_id, or start from a preset with toBuilder");
   }
 
   @Test

@@ -3,6 +3,8 @@ package dev.outboxkit.jdbc.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.jdbc.DatabaseTest;
+import dev.outboxkit.jdbc.Inbox;
+import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.jdbc.dialect.ClaimCapability;
 import dev.outboxkit.jdbc.dialect.SqlDialect;
 import java.sql.Connection;
@@ -30,12 +32,18 @@ class StatementColumnsContractTest extends DatabaseTest {
   @Test
   void each_statement_returns_the_columns_it_declares() throws SQLException {
     SqlDialect preset = dialect.preset();
-    OutboxSql sql = OutboxSql.of(preset, TableName.of("outbox_event"));
+    try (Connection c = ds.getConnection()) {
+      OutboxSchema.createInbox(c);
+    }
+    OutboxSql outbox = OutboxSql.of(preset, TableName.of("outbox_event"));
+    OutboxSql inbox = OutboxSql.of(preset, TableName.of(Inbox.DEFAULT_TABLE));
+    OutboxSql versions = OutboxSql.of(preset, TableName.of(Inbox.DEFAULT_VERSION_TABLE));
     int checked = 0;
     for (Statement st : Statements.all()) {
-      if (st.columns().isEmpty() || !sql.dialect().dialect().statement(st.name()).isPresent()) {
+      if (st.columns().isEmpty() || !preset.statement(st.name()).isPresent()) {
         continue;
       }
+      OutboxSql sql = StatementSamples.table(st, outbox, inbox, versions);
       assertThat(columns(sql, st)).as("%s %s", preset.name(), st).isEqualTo(expected(st));
       checked++;
     }

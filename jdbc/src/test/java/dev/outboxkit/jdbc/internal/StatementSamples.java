@@ -10,6 +10,18 @@ public final class StatementSamples {
   private StatementSamples() {}
 
   /**
+   * {@return the table (or its statements) a statement runs on: the inbox's version table for the
+   * ordering guard's ({@code inboxVersion*}), the inbox table for the inbox's others, the outbox
+   * table otherwise}
+   */
+  public static <T> T table(Statement st, T outbox, T inbox, T versions) {
+    if (st.name().startsWith("inboxVersion")) {
+      return versions;
+    }
+    return st.name().startsWith("inbox") ? inbox : outbox;
+  }
+
+  /**
    * Binds every parameter of the statement by its name.
    *
    * @param micros the value of the microsecond parameters (delays, leases, ages)
@@ -50,6 +62,7 @@ public final class StatementSamples {
           break;
         case "seq":
         case "aggregate_version":
+        case "version":
         case "after":
         case "head":
           q.setLong(p, 0);

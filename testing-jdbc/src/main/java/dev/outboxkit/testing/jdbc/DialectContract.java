@@ -17,6 +17,7 @@ import dev.outboxkit.jdbc.DeadEvent;
 import dev.outboxkit.jdbc.DrainReport;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.Inbox;
+import dev.outboxkit.jdbc.InboxGapException;
 import dev.outboxkit.jdbc.Outbox;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
@@ -81,9 +82,10 @@ import org.junit.jupiter.api.TestInstance;
  * the next owner's outcome, and a lost lease charges no attempt; ordered relays keep each
  * aggregate's append order, a DEAD event holding its aggregate back until replayed; retries wait by
  * the database clock; DEAD, replay and discard; expiry; retention; the inbox's exactly-once mark,
- * also under concurrency; bounded statement time; and the admin's counts, snapshot and {@code
- * drainUntilDone}. Only the public API is used, plus plain {@code SELECT}s on the tables to read
- * states, so a failure points at the dialect's statements or DDL.
+ * and its ordering guard judging an aggregate's versions, both also under concurrency; bounded
+ * statement time; and the admin's counts, snapshot and {@code drainUntilDone}. Only the public API
+ * is used, plus plain {@code SELECT}s on the tables to read states, so a failure points at the
+ * dialect's statements or DDL.
  *
  * <p>The table names are random per test class by default, so the kit can run on a shared database
  * (see {@link #table()}). The data source needs room for about ten connections. One instance serves
@@ -118,6 +120,9 @@ public abstract class DialectContract {
           "lease_losses");
 
   private static final List<String> INBOX_COLUMNS = List.of("consumer", "event_id", "processed_at");
+
+  private static final List<String> VERSION_COLUMNS =
+      List.of("consumer", "aggregate_type", "aggregate_id", "version", "updated_at");
 
   private final String defaultTable =
       "outbox_kit_" + Long.toHexString(new Random().nextLong() & 0xffff_ffffL);
@@ -154,11 +159,17 @@ public abstract class DialectContract {
 
   /**
    * The inbox table the tests create, fill and drop; default {@link #table()} with {@code _inbox}.
+   * Its ordering guard's version table is named after it, with {@code _version}.
    *
    * @return {@code name} or {@code schema.name}
    */
   protected String inboxTable() {
     return table() + "_inbox";
+  }
+
+  /** The inbox's version table, as {@link Inbox} and {@link OutboxSchema} name it by default. */
+  private String versionTable() {
+    return inboxTable() + "_version";
   }
 
   /**
@@ -213,6 +224,7 @@ public abstract class DialectContract {
     relays.clear();
     execute("DELETE FROM " + table());
     execute("DELETE FROM " + inboxTable());
+    execute("DELETE FROM " + versionTable());
   }
 
   @AfterAll
@@ -220,6 +232,7 @@ public abstract class DialectContract {
     if (tablesCreated && dropTablesAfterwards()) {
       execute("DROP TABLE " + table());
       execute("DROP TABLE " + inboxTable());
+      execute("DROP TABLE " + versionTable());
     }
   }
 
@@ -236,6 +249,7 @@ public abstract class DialectContract {
     assertEquals(1, count("SELECT COUNT(*) FROM " + table()), "creating again kept the rows");
     assertColumns(table(), OUTBOX_COLUMNS);
     assertColumns(inboxTable(), INBOX_COLUMNS);
+    assertColumns(versionTable(), VERSION_COLUMNS);
     Row kept = row("kept");
     assertEquals("PENDING", kept.status, "a new row starts PENDING");
     assertEquals(0, kept.attempts);
@@ -647,6 +661,164 @@ public abstract class DialectContract {
     assertEquals(0, inbox.purgeOlderThan(dataSource(), Duration.ofHours(1)));
     assertEquals(3, inbox.purgeOlderThan(dataSource(), Duration.ZERO));
     assertEquals(0, count("SELECT COUNT(*) FROM " + inboxTable()));
+  }
+
+  @Test
+  final void the_inbox_judges_each_aggregates_versions_in_order_even_under_concurrency()
+      throws Exception {
+    Inbox inbox = inbox();
+    UUID first = UUID.randomUUID();
+    UUID third = UUID.randomUUID();
+    assertEquals(Inbox.Verdict.NEW, accept(inbox, first, 1, Inbox.OnGap.HOLD), "version 1");
+    assertEquals(Inbox.Verdict.DUPLICATE, accept(inbox, first, 1, Inbox.OnGap.HOLD), "again");
+    assertEquals(Inbox.Verdict.GAP, accept(inbox, third, 3, Inbox.OnGap.HOLD), "3 before 2");
+    assertEquals(1, count("SELECT COUNT(*) FROM " + inboxTable()), "a held event leaves nothing");
+    assertEquals(1, count("SELECT version FROM " + versionTable()), "nor its version");
+    assertEquals(Inbox.Verdict.NEW, accept(inbox, UUID.randomUUID(), 2, Inbox.OnGap.HOLD));
+    assertEquals(Inbox.Verdict.NEW, accept(inbox, third, 3, Inbox.OnGap.HOLD), "3 after 2");
+    assertEquals(Inbox.Verdict.STALE, accept(inbox, UUID.randomUUID(), 2, Inbox.OnGap.HOLD));
+    assertThrows(
+        InboxGapException.class,
+        () -> accept(inbox, UUID.randomUUID(), 6, Inbox.OnGap.FAIL),
+        "a gap with OnGap.FAIL");
+    assertEquals(3, count("SELECT version FROM " + versionTable()), "a failed gap leaves nothing");
+    assertEquals(Inbox.Verdict.GAP, accept(inbox, UUID.randomUUID(), 6, Inbox.OnGap.APPLY));
+    assertEquals(6, count("SELECT version FROM " + versionTable()), "an applied gap is kept");
+    assertEquals(Inbox.Verdict.STALE, accept(inbox, UUID.randomUUID(), 5, Inbox.OnGap.HOLD));
+    try (Connection c = transaction()) {
+      assertEquals(
+          Inbox.Verdict.NEW,
+          inbox.accept(c, "billing", UUID.randomUUID(), "Order", "o-1", 7, Inbox.OnGap.HOLD));
+      c.rollback();
+    }
+    assertEquals(6, count("SELECT version FROM " + versionTable()), "rolled back with the caller");
+
+    aDeliveryWaitsForTheAggregatesUncommittedOne(inbox);
+    concurrentDeliveriesOfOneAggregateMoveOnlyForward(inbox);
+  }
+
+  /**
+   * Version 7 is accepted and not yet committed when version 8 arrives in another transaction: that
+   * one must wait for the first to end and then judge by its version, 7 (NEW), not by the 6 last
+   * committed (a GAP).
+   */
+  private void aDeliveryWaitsForTheAggregatesUncommittedOne(Inbox inbox) throws Exception {
+    CountDownLatch accepted = new CountDownLatch(1);
+    CountDownLatch commitFirst = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      Future<Inbox.Verdict> first =
+          pool.submit(
+              () -> {
+                try (Connection c = transaction()) {
+                  Inbox.Verdict v =
+                      inbox.accept(
+                          c, "billing", UUID.randomUUID(), "Order", "o-1", 7, Inbox.OnGap.HOLD);
+                  accepted.countDown();
+                  commitFirst.await(scaled(30).toMillis(), TimeUnit.MILLISECONDS);
+                  c.commit();
+                  return v;
+                }
+              });
+      assertTrue(accepted.await(scaled(10).toMillis(), TimeUnit.MILLISECONDS));
+      Future<Inbox.Verdict> second =
+          pool.submit(() -> accept(inbox, UUID.randomUUID(), 8, Inbox.OnGap.HOLD));
+      try {
+        second.get(scaled(1).toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException waitingForTheFirst) {
+        // As expected: blocked on the aggregate's row.
+      }
+      commitFirst.countDown();
+      assertEquals(Inbox.Verdict.NEW, first.get(scaled(30).toMillis(), TimeUnit.MILLISECONDS));
+      assertEquals(
+          Inbox.Verdict.NEW,
+          second.get(scaled(30).toMillis(), TimeUnit.MILLISECONDS),
+          "a delivery judged by a stale version: the aggregate's version row must stay locked"
+              + " until the transaction that read it ends");
+    } finally {
+      commitFirst.countDown();
+      pool.shutdownNow();
+    }
+  }
+
+  private Inbox.Verdict accept(Inbox inbox, UUID id, long version, Inbox.OnGap onGap)
+      throws SQLException {
+    try (Connection c = transaction()) {
+      Inbox.Verdict verdict = inbox.accept(c, "billing", id, "Order", "o-1", version, onGap);
+      c.commit();
+      return verdict;
+    }
+  }
+
+  /**
+   * Threads deliver the versions of one new aggregate in a shuffled order, applying gaps. Each
+   * applied version must be above every version committed before: the guard must judge by the
+   * latest committed version, holding the aggregate's row until its transaction ends. A check and
+   * the commit it judges happen under one monitor, so the check is exact.
+   */
+  private void concurrentDeliveriesOfOneAggregateMoveOnlyForward(Inbox inbox) throws Exception {
+    int versions = 60;
+    List<Long> shuffled = new ArrayList<>();
+    for (long v = 1; v <= versions; v++) {
+      shuffled.add(v);
+    }
+    java.util.Collections.shuffle(shuffled, new Random(11));
+    java.util.Deque<Long> queue = new java.util.ArrayDeque<>(shuffled);
+    Object commits = new Object();
+    long[] highest = {0};
+    List<String> violations = java.util.Collections.synchronizedList(new ArrayList<>());
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<?>> threads = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        threads.add(
+            pool.submit(
+                () -> {
+                  while (true) {
+                    Long v;
+                    synchronized (queue) {
+                      v = queue.poll();
+                    }
+                    if (v == null) {
+                      return null;
+                    }
+                    try (Connection c = transaction()) {
+                      Inbox.Verdict verdict =
+                          inbox.accept(
+                              c,
+                              "billing",
+                              UUID.randomUUID(),
+                              "Order",
+                              "hot",
+                              v,
+                              Inbox.OnGap.APPLY);
+                      synchronized (commits) {
+                        boolean applied =
+                            verdict == Inbox.Verdict.NEW || verdict == Inbox.Verdict.GAP;
+                        if (applied && v <= highest[0]) {
+                          violations.add(
+                              "version " + v + " applied after " + highest[0] + " committed");
+                        }
+                        c.commit();
+                        if (applied) {
+                          highest[0] = Math.max(highest[0], v);
+                        }
+                      }
+                    }
+                  }
+                }));
+      }
+      for (Future<?> t : threads) {
+        t.get(scaled(60).toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertEquals(List.of(), violations, "concurrent deliveries judged by a stale version");
+    assertEquals(
+        versions,
+        count("SELECT version FROM " + versionTable() + " WHERE aggregate_id = 'hot'"),
+        "the last applied version ends at the highest");
   }
 
   /** Two transactions mark the same pair at once: exactly the first is new. */

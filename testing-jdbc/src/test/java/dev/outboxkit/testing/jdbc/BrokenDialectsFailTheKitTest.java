@@ -51,6 +51,16 @@ class BrokenDialectsFailTheKitTest {
     assertFailed(summary, "no two relays claimed the same row");
   }
 
+  @Test
+  void a_version_read_that_does_not_lock_fails_the_inbox_ordering_test() {
+    TestExecutionSummary summary =
+        run(
+            UnlockedVersionRead.class,
+            "the_inbox_judges_each_aggregates_versions_in_order_even_under_concurrency");
+
+    assertFailed(summary, "judged by a stale version");
+  }
+
   private static void assertFailed(TestExecutionSummary summary, String message) {
     assertThat(summary.getTestsStartedCount()).as("the kit's test ran").isEqualTo(1);
     assertThat(summary.getTestsFailedCount()).as("and failed").isEqualTo(1);
@@ -112,6 +122,26 @@ class BrokenDialectsFailTheKitTest {
               "reclaimExpiredLeases",
               "lease_losses = lease_losses + 1",
               "lease_losses = lease_losses + 1, attempts = attempts + 1"));
+    }
+  }
+
+  /**
+   * The version row neither locked by its read nor by its insert (H2's MERGE locks a row it
+   * matches, so the insert is a plain one that checks first).
+   */
+  static class UnlockedVersionRead extends BrokenH2 {
+    UnlockedVersionRead() {
+      super(
+          h2With("inboxVersionLock", "FOR UPDATE", "").toBuilder("H2, version row unlocked")
+              .statement(
+                  "inboxVersionCreate",
+                  "INSERT INTO {table} (consumer, aggregate_type, aggregate_id, version,"
+                      + " updated_at) SELECT CAST(:consumer AS VARCHAR(200)),"
+                      + " CAST(:aggregate_type AS VARCHAR(510)),"
+                      + " CAST(:aggregate_id AS VARCHAR(510)), 0, CURRENT_TIMESTAMP"
+                      + " WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE consumer = :consumer"
+                      + " AND aggregate_type = :aggregate_type AND aggregate_id = :aggregate_id)")
+              .build());
     }
   }
 
