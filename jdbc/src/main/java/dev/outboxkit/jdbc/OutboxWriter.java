@@ -128,8 +128,13 @@ public final class OutboxWriter {
   /**
    * As {@link #cancel(Connection, UUID)}, storing a reason of the caller's.
    *
+   * @param connection the caller's connection, with auto-commit off; used, never closed
+   * @param eventId the event's id
    * @param reason why, kept in the event's {@code last_error} for operators (1 to 1000 characters)
+   * @return what was found: {@link CancelOutcome#CANCELLED} only if the event can no longer be sent
    * @throws IllegalArgumentException if the reason is blank or too long
+   * @throws IllegalStateException as for {@link #append}
+   * @throws SQLException if the update fails
    */
   public CancelOutcome cancel(Connection connection, UUID eventId, String reason)
       throws SQLException {
