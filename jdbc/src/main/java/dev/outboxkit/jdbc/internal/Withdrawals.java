@@ -87,6 +87,9 @@ final class Withdrawals {
    * same batch alike. Events without a key cost nothing here.
    */
   static void supersede(Connection c, OutboxSql s, List<OutboxEvent> appended) throws SQLException {
+    if (!anyKeyed(appended)) {
+      return; // most appends
+    }
     Map<List<String>, OutboxEvent> newest = new LinkedHashMap<>();
     for (OutboxEvent e : appended) {
       e.supersedeKey()
@@ -104,6 +107,15 @@ final class Withdrawals {
       }
       withdraw(c, s, "SUPERSEDED", "superseded by event " + e.id(), stale);
     }
+  }
+
+  private static boolean anyKeyed(List<OutboxEvent> events) {
+    for (OutboxEvent e : events) {
+      if (e.supersedeKey().isPresent()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static List<Long> seqs(Query q) throws SQLException {
