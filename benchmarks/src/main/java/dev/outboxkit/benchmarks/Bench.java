@@ -32,6 +32,7 @@ public final class Bench {
           new TableSizeScenario(),
           new RetentionScenario(),
           new IsolationScenario(),
+          new SupersedeScenario(),
           new OrderedScenario(),
           new BrokersScenario(),
           new LatencyScenario(),
