@@ -175,6 +175,18 @@ class OutboxMetricsContractTest {
   }
 
   @Test
+  void uncertain_sends_are_counted_apart_from_retries() {
+    OutboxMetrics metrics = OutboxMetrics.builder(registry).build();
+    OutboxEvent e = OutboxEvent.builder("Order", "1", "Placed").payload("{}").build();
+
+    metrics.uncertain(e, 1, "no response from https://example.test/hooks within PT15S");
+    metrics.retried(e, 1, "no response", Duration.ofSeconds(1));
+
+    assertThat(count(OutboxMetrics.UNCERTAIN)).isEqualTo(1);
+    assertThat(count(OutboxMetrics.RETRIED)).isEqualTo(1);
+  }
+
+  @Test
   void gauges_count_events_withdrawn_before_delivery() throws Exception {
     OutboxMetrics.builder(registry)
         .admin(OutboxAdmin.create(ds))
