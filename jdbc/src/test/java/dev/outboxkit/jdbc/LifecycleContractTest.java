@@ -66,6 +66,46 @@ class LifecycleContractTest extends RelayDatabaseTest {
     return (String) row(id).get("status");
   }
 
+  /** What a race runs beside the relay. */
+  @FunctionalInterface
+  private interface Work {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code work} on one thread while another claims with the relay round after round until the
+   * work is done, then drains what is left.
+   */
+  private static void racingTheRelay(OutboxRelay relay, Work work) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      AtomicBoolean working = new AtomicBoolean(true);
+      Future<?> claims =
+          pool.submit(
+              () -> {
+                while (working.get()) {
+                  relay.runOnce();
+                }
+                return null;
+              });
+      Future<?> done =
+          pool.submit(
+              () -> {
+                try {
+                  work.run();
+                } finally {
+                  working.set(false);
+                }
+                return null;
+              });
+      done.get(120, TimeUnit.SECONDS);
+      claims.get(120, TimeUnit.SECONDS);
+      relay.drain();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   private OutboxRelay orderedRelay(RecordingTransport transport) {
     return relay(transport, "lifecycle").ordered(true).build();
   }
@@ -225,31 +265,14 @@ class LifecycleContractTest extends RelayDatabaseTest {
     List<OutboxEvent> events = append(300, i -> event("a" + (i % 30), i));
     RecordingTransport transport = new RecordingTransport();
     Map<UUID, CancelOutcome> outcomes = new ConcurrentHashMap<>();
-    ExecutorService pool = Executors.newFixedThreadPool(2);
     try (OutboxRelay relay = relay(transport, "racer").batchSize(7).build()) {
-      AtomicBoolean cancelling = new AtomicBoolean(true);
-      Future<?> claims =
-          pool.submit(
-              () -> {
-                while (cancelling.get()) {
-                  relay.runOnce();
-                }
-                return null;
-              });
-      Future<?> cancels =
-          pool.submit(
-              () -> {
-                for (OutboxEvent e : events) {
-                  outcomes.put(e.id(), cancel(e.id()));
-                }
-                cancelling.set(false);
-                return null;
-              });
-      cancels.get(120, TimeUnit.SECONDS);
-      claims.get(120, TimeUnit.SECONDS);
-      relay.drain();
-    } finally {
-      pool.shutdownNow();
+      racingTheRelay(
+          relay,
+          () -> {
+            for (OutboxEvent e : events) {
+              outcomes.put(e.id(), cancel(e.id()));
+            }
+          });
     }
 
     Set<UUID> sent = new HashSet<>();
@@ -365,32 +388,15 @@ class LifecycleContractTest extends RelayDatabaseTest {
   void appends_racing_a_relay_deliver_each_key_in_order_and_never_a_superseded_event()
       throws Exception {
     RecordingTransport transport = new RecordingTransport();
-    ExecutorService pool = Executors.newFixedThreadPool(2);
     try (OutboxRelay relay = relay(transport, "racer").ordered(true).batchSize(5).build()) {
-      AtomicBoolean appending = new AtomicBoolean(true);
-      Future<?> claims =
-          pool.submit(
-              () -> {
-                while (appending.get()) {
-                  relay.runOnce();
-                }
-                return null;
-              });
-      Future<?> writer =
-          pool.submit(
-              () -> {
-                for (int n = 0; n < 200; n++) {
-                  int i = n;
-                  append(1, x -> keyed("c" + (i % 4), i, "profile"));
-                }
-                appending.set(false);
-                return null;
-              });
-      writer.get(120, TimeUnit.SECONDS);
-      claims.get(120, TimeUnit.SECONDS);
-      relay.drain();
-    } finally {
-      pool.shutdownNow();
+      racingTheRelay(
+          relay,
+          () -> {
+            for (int n = 0; n < 200; n++) {
+              int i = n;
+              append(1, x -> keyed("c" + (i % 4), i, "profile"));
+            }
+          });
     }
 
     List<OutboxEvent> sent = transport.deliveredEvents();
