@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
  * A transport that can look events up ({@link Transport#confirmsDelivery()}), asked first about
  * every message whose earlier send was uncertain: one it confirms is answered delivered without
  * being sent again, the rest go to the transport as one batch. The lookups run on the send thread,
- * inside the batch's time limit. A lookup that fails sends the event again: a duplicate is
- * acceptable, a lost event is not.
+ * inside the batch's time limit. A lookup that fails (an exception or an {@code Error}) sends the
+ * event again: a duplicate is acceptable, a lost event is not.
  */
 final class ConfirmFirst implements Transport {
   private static final Logger log = LoggerFactory.getLogger("dev.outboxkit.jdbc.OutboxRelay");
@@ -129,7 +129,9 @@ final class ConfirmFirst implements Transport {
     boolean found;
     try {
       found = transport.confirm(message);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // An Error too (a class missing at run time): a lookup that cannot answer never keeps an
+      // event from being sent, or it would be charged a failed attempt each round instead.
       log.warn(
           "[{}] could not ask whether event {} arrived after an uncertain send; sending it again:"
               + " {}",

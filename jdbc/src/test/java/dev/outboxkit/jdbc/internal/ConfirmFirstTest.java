@@ -49,6 +49,9 @@ class ConfirmFirstTest {
           if (m.event().aggregateId().equals("broken")) {
             throw new IllegalStateException("lookup down");
           }
+          if (m.event().aggregateId().equals("linkage")) {
+            throw new NoClassDefFoundError("com/example/LookupClient");
+          }
           return m.event().aggregateId().equals("found");
         }
       };
@@ -62,13 +65,20 @@ class ConfirmFirstTest {
   void only_events_with_an_uncertain_send_are_looked_up_and_the_found_ones_not_sent() {
     Transport t = ConfirmFirst.wrap(lookingUp, "test");
     List<OutboxMessage> batch =
-        List.of(message("a", 0), message("found", 1), message("lost", 2), message("broken", 1));
+        List.of(
+            message("a", 0),
+            message("found", 1),
+            message("lost", 2),
+            message("broken", 1),
+            message("linkage", 1));
 
     List<SendResult> results = t.sendBatch(batch);
 
-    assertThat(results).hasSize(4).allMatch(SendResult::isDelivered);
-    assertThat(asked).containsExactly("found", "lost", "broken");
-    assertThat(sent).containsExactly("a", "lost", "broken");
+    assertThat(results).hasSize(5).allMatch(SendResult::isDelivered);
+    assertThat(asked).containsExactly("found", "lost", "broken", "linkage");
+    assertThat(sent)
+        .as("a lookup that fails, even with an Error, sends again")
+        .containsExactly("a", "lost", "broken", "linkage");
   }
 
   @Test
