@@ -64,6 +64,12 @@ public final class OutboxEvent {
    */
   public static final Duration MAX_DELAY = EventValidation.MAX_DELAY;
 
+  /** Lowest {@link #priority()}: claimed after every other due event. */
+  public static final int MIN_PRIORITY = -9;
+
+  /** Highest {@link #priority()}: claimed before every other due event. */
+  public static final int MAX_PRIORITY = 9;
+
   private final UUID id;
   private final String aggregateType;
   private final String aggregateId;
@@ -79,6 +85,7 @@ public final class OutboxEvent {
   private final Instant expiresAt;
   private final long aggregateVersion;
   private final String supersedeKey;
+  private final int priority;
 
   private OutboxEvent(Builder b) {
     // The default occurredAt is checked before the clock also makes the id.
@@ -100,6 +107,7 @@ public final class OutboxEvent {
     this.expiresAt = b.expiresAt;
     this.aggregateVersion = b.aggregateVersion;
     this.supersedeKey = b.supersedeKey;
+    this.priority = b.priority;
   }
 
   /**
@@ -222,6 +230,16 @@ public final class OutboxEvent {
     return Optional.ofNullable(supersedeKey);
   }
 
+  /**
+   * {@return the priority, from {@link #MIN_PRIORITY} to {@link #MAX_PRIORITY}; 0 unless set} A
+   * relay claims due events of higher priority first; in ordered mode it chooses among the
+   * aggregates' first waiting events, so an event never overtakes an earlier one of its aggregate.
+   * Not delivered to consumers.
+   */
+  public int priority() {
+    return priority;
+  }
+
   /** Equal when every stored field is equal (payloads compared by content); ignores delay. */
   @Override
   public boolean equals(Object o) {
@@ -245,7 +263,8 @@ public final class OutboxEvent {
         && occurredAt.equals(e.occurredAt)
         && Objects.equals(expiresAt, e.expiresAt)
         && aggregateVersion == e.aggregateVersion
-        && Objects.equals(supersedeKey, e.supersedeKey);
+        && Objects.equals(supersedeKey, e.supersedeKey)
+        && priority == e.priority;
   }
 
   @Override
@@ -287,6 +306,7 @@ public final class OutboxEvent {
     private Instant expiresAt;
     private long aggregateVersion;
     private String supersedeKey;
+    private int priority;
 
     private Builder(String aggregateType, String aggregateId, String eventType) {
       this.aggregateType = EventValidation.name("aggregateType", aggregateType);
@@ -483,6 +503,33 @@ public final class OutboxEvent {
      */
     public Builder supersedeKey(String key) {
       this.supersedeKey = EventValidation.name("supersedeKey", key);
+      return this;
+    }
+
+    /**
+     * Sets the priority: a relay claims due events of higher priority first, for example a
+     * password-reset mail (5) before a burst of audit events (-5) appended just before it. Events
+     * of equal priority are claimed in append order; in ordered mode an event still waits for the
+     * earlier events of its aggregate, whatever their priority.
+     *
+     * @param priority from {@link OutboxEvent#MIN_PRIORITY} (-9) to {@link
+     *     OutboxEvent#MAX_PRIORITY} (9); 0 unless set
+     * @return this builder
+     * @throws InvalidEventException if it lies outside that range
+     */
+    public Builder priority(int priority) {
+      if (priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
+        throw new InvalidEventException(
+            "priority",
+            "priority must be from "
+                + MIN_PRIORITY
+                + " to "
+                + MAX_PRIORITY
+                + ", was "
+                + priority
+                + ": use a higher number for events to send sooner, 0 for the usual ones");
+      }
+      this.priority = priority;
       return this;
     }
 

@@ -38,6 +38,7 @@ class OutboxEventTest {
     assertThat(e.headers()).isEmpty();
     assertThat(e.aggregateVersion()).isEmpty();
     assertThat(e.supersedeKey()).isEmpty();
+    assertThat(e.priority()).isZero();
     assertThat(e.payload()).isEqualTo("{}".getBytes(StandardCharsets.UTF_8));
   }
 
@@ -146,6 +147,28 @@ class OutboxEventTest {
         .isNotEqualTo(order().id(id).occurredAt(at).payload("{}").supersedeKey("k").build());
     assertThat(a)
         .isNotEqualTo(order().id(id).occurredAt(at).payload("{}").aggregateVersion(7).build());
+  }
+
+  @Test
+  void priority_outside_minus_nine_to_nine_is_refused_and_its_bounds_are_kept() {
+    assertInvalid(() -> order().priority(10), "priority", "from -9 to 9, was 10");
+    assertInvalid(() -> order().priority(-10), "priority", "was -10");
+    assertInvalid(() -> order().priority(Integer.MIN_VALUE), "priority", "higher number");
+
+    assertThat(order().payload("{}").priority(OutboxEvent.MAX_PRIORITY).build().priority())
+        .isEqualTo(9);
+    assertThat(order().payload("{}").priority(OutboxEvent.MIN_PRIORITY).build().priority())
+        .isEqualTo(-9);
+  }
+
+  @Test
+  void priority_is_compared() {
+    UUID id = UUID.randomUUID();
+    Instant at = Instant.parse("2026-01-01T00:00:00Z");
+
+    assertThat(order().id(id).occurredAt(at).payload("{}").priority(3).build())
+        .isEqualTo(order().id(id).occurredAt(at).payload("{}").priority(3).build())
+        .isNotEqualTo(order().id(id).occurredAt(at).payload("{}").build());
   }
 
   @Test

@@ -33,6 +33,7 @@ public final class Bench {
           new RetentionScenario(),
           new IsolationScenario(),
           new SupersedeScenario(),
+          new PriorityScenario(),
           new OrderedScenario(),
           new BrokersScenario(),
           new LatencyScenario(),

@@ -22,7 +22,7 @@ class H2ReturningClaimRelayTest extends RelayContractTest {
   private static final String CLAIM =
       "MERGE INTO {table} t USING (SELECT c.seq FROM {table} c"
           + " WHERE c.status = 'PENDING' AND c.available_at <= {now}%s"
-          + " ORDER BY c.seq {rows :limit} FOR UPDATE SKIP LOCKED) s ON t.seq = s.seq"
+          + " ORDER BY c.priority DESC, c.seq {rows :limit} FOR UPDATE SKIP LOCKED) s ON t.seq = s.seq"
           + " WHEN MATCHED AND t.status = 'PENDING'"
           + " THEN UPDATE SET status = 'IN_FLIGHT', lease_owner = :owner,"
           + " lease_until = {now + :lease}";

@@ -457,8 +457,15 @@ class LifecycleContractTest extends RelayDatabaseTest {
     try (Connection c = ds.getConnection()) {
       OutboxSchema.create(c, "old_lifecycle");
     }
-    // As the previous version made it: no lifecycle columns; a status CHECK (where the dialect's
-    // DDL has one) without the withdrawn states.
+    // As the previous version made it: no lifecycle columns and a claim index in seq order alone;
+    // a status CHECK (where the dialect's DDL has one) without the withdrawn states.
+    boolean mysqlFamily = dialect == Dialect.MYSQL || dialect == Dialect.MARIADB;
+    execute("DROP INDEX old_lifecycle_claim_idx" + (mysqlFamily ? " ON old_lifecycle" : ""));
+    execute("ALTER TABLE old_lifecycle DROP COLUMN priority");
+    if (dialect == Dialect.POSTGRESQL) {
+      execute(
+          "CREATE INDEX old_lifecycle_pending_idx ON old_lifecycle (seq) WHERE status = 'PENDING'");
+    }
     execute("ALTER TABLE old_lifecycle DROP COLUMN aggregate_version");
     execute("ALTER TABLE old_lifecycle DROP COLUMN supersede_key");
     execute("ALTER TABLE old_lifecycle DROP COLUMN uncertain_sends");
@@ -478,32 +485,50 @@ class LifecycleContractTest extends RelayDatabaseTest {
       old.close();
     }
     assertThat(refused.missingColumns())
-        .containsExactly("aggregate_version", "supersede_key", "uncertain_sends");
+        .containsExactly("aggregate_version", "supersede_key", "uncertain_sends", "priority");
     List<String> alters = new ArrayList<>();
-    Matcher m = Pattern.compile("ALTER TABLE old_lifecycle [^;]+").matcher(refused.getMessage());
+    Matcher m =
+        Pattern.compile("(ALTER TABLE|CREATE INDEX|DROP INDEX)[^;]* old_lifecycle[^;]*")
+            .matcher(refused.getMessage());
     while (m.find()) {
       alters.add(m.group());
     }
-    assertThat(alters).hasSize(checked ? 5 : 3);
+    // Four columns, the claim index (and on PostgreSQL the drop of the one it replaces), the
+    // status CHECK's two.
+    int indexes = dialect == Dialect.POSTGRESQL ? 2 : 1;
+    assertThat(alters).hasSize(4 + indexes + (checked ? 2 : 0));
     for (String alter : alters) { // as an operator runs them
       execute(alter);
+    }
+    if (dialect == Dialect.POSTGRESQL) {
+      assertThat(
+              count("SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'old_lifecycle_claim_idx'"))
+          .isEqualTo(1);
+      assertThat(
+              count(
+                  "SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'old_lifecycle_pending_idx'"))
+          .isZero();
     }
 
     OutboxWriter writer = OutboxWriter.builder().table("old_lifecycle").build();
     OutboxEvent cancelled = event("a", 1);
     OutboxEvent newest = keyed("c", 3, "profile");
+    OutboxEvent urgent =
+        OutboxEvent.builder("Customer", "d", "PasswordReset").payload("{}").priority(5).build();
     try (Connection c = transaction()) {
       writer.append(c, cancelled);
       writer.append(c, keyed("c", 2, "profile"));
       writer.append(c, newest);
       assertThat(writer.cancel(c, cancelled.id())).isEqualTo(CancelOutcome.CANCELLED);
+      writer.append(c, urgent);
       c.commit();
     }
     RecordingTransport transport = new RecordingTransport();
-    try (OutboxRelay mended = relay(transport, "mended").table("old_lifecycle").build()) {
+    try (OutboxRelay mended =
+        relay(transport, "mended").table("old_lifecycle").batchSize(1).build()) {
       mended.drain();
     }
-    assertThat(transport.deliveredEvents()).containsExactly(newest);
+    assertThat(transport.deliveredEvents()).containsExactly(urgent, newest);
   }
 
   private static void await(CountDownLatch latch) {

@@ -33,6 +33,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -206,6 +207,75 @@ class RelayContractTest extends RelayDatabaseTest {
       assertThat(relay.runOnce()).as("the delayed event blocks the one after it").isZero();
     }
     assertThat(transport.batches()).containsExactly(List.of(0));
+  }
+
+  private static OutboxEvent prioritised(String aggregateId, int priority) {
+    return OutboxEvent.builder("Order", aggregateId, "OrderPlaced")
+        .payload("{}")
+        .priority(priority)
+        .build();
+  }
+
+  private static List<String> aggregateIds(RecordingTransport transport) {
+    return transport.deliveredEvents().stream()
+        .map(OutboxEvent::aggregateId)
+        .collect(Collectors.toList());
+  }
+
+  @Test
+  void due_events_of_higher_priority_are_claimed_first_and_equal_ones_in_append_order()
+      throws Exception {
+    try (Connection c = transaction()) {
+      Outbox.appendAll(
+          c,
+          List.of(
+              prioritised("a0", 0),
+              prioritised("b0", -3),
+              prioritised("c0", 7),
+              prioritised("a1", 0),
+              OutboxEvent.builder("Order", "later", "OrderPlaced")
+                  .payload("{}")
+                  .priority(9)
+                  .delay(Duration.ofHours(1))
+                  .build(),
+              prioritised("b1", -3),
+              prioritised("c1", 7),
+              prioritised("a2", 0)));
+      c.commit();
+    }
+    RecordingTransport transport = new RecordingTransport();
+    try (OutboxRelay relay = relay(transport, "priority").ordered(false).batchSize(1).build()) {
+      while (relay.runOnce() > 0) {
+        // one event per round: the claim order is the delivery order
+      }
+    }
+
+    // The event not due yet holds nothing back, whatever its priority.
+    assertThat(aggregateIds(transport)).containsExactly("c0", "c1", "a0", "a1", "a2", "b0", "b1");
+    assertThat(transport.deliveredEvents().get(0).priority()).isEqualTo(7);
+  }
+
+  @Test
+  void in_ordered_mode_priority_chooses_among_heads_but_never_overtakes_an_aggregate()
+      throws Exception {
+    try (Connection c = transaction()) {
+      Outbox.appendAll(
+          c,
+          List.of(
+              prioritised("A", 0), prioritised("A", 9), prioritised("B", 5), prioritised("C", 0)));
+      c.commit();
+    }
+    RecordingTransport transport = new RecordingTransport();
+    try (OutboxRelay relay = relay(transport, "priority").ordered(true).batchSize(1).build()) {
+      while (relay.runOnce() > 0) {
+        // one event per round
+      }
+    }
+
+    // B's head first; A's urgent second event waits for A's first, then goes before C's.
+    assertThat(transport.deliveredEvents())
+        .extracting(e -> e.aggregateId() + e.priority())
+        .containsExactly("B5", "A0", "A9", "C0");
   }
 
   @Test

@@ -128,6 +128,15 @@ abstract class SnapshotContractTest extends DatabaseTest {
                     .isBetween(
                         Duration.ofSeconds(PENDING_TAIL - 1).minusSeconds(2),
                         Duration.ofSeconds(PENDING_TAIL - 1).plus(sinceLoadStarted)));
+    // The gauge's own statement finds the same row.
+    assertThat(OutboxAdmin.create(ds).oldestPendingAge())
+        .hasValueSatisfying(
+            age ->
+                assertThat(age)
+                    .isBetween(
+                        Duration.ofSeconds(PENDING_TAIL - 1).minusSeconds(2),
+                        Duration.ofSeconds(PENDING_TAIL - 1)
+                            .plus(Duration.between(before, Instant.now()).plusSeconds(2))));
     assertThat(snapshot.takenAt())
         .isBetween(before.minusSeconds(60), Instant.now().plusSeconds(60));
     assertThat(OutboxAdmin.create(ds).countByStatus())

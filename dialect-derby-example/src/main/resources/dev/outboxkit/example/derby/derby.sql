@@ -42,10 +42,13 @@ CREATE TABLE outbox_event (
     aggregate_version BIGINT,
     supersede_key   VARCHAR(510),
     uncertain_sends INTEGER               NOT NULL DEFAULT 0,
+    priority        SMALLINT              NOT NULL DEFAULT 0,
     CONSTRAINT outbox_event_pkey PRIMARY KEY (seq),
     CONSTRAINT outbox_event_id_key UNIQUE (id)
 );
 CREATE INDEX outbox_event_status_idx ON outbox_event (status, seq);
+-- Claims: PENDING rows, higher priority first, then in seq order.
+CREATE INDEX outbox_event_claim_idx ON outbox_event (status, priority DESC, seq);
 CREATE INDEX outbox_event_lease_idx ON outbox_event (status, lease_until);
 -- Ordered mode: an aggregate's events in seq order, without status (see orderedCandidates).
 CREATE INDEX outbox_event_aggregate_idx ON outbox_event (aggregate_type, aggregate_id, seq);
@@ -68,13 +71,14 @@ CREATE TABLE outbox_inbox_version (
     CONSTRAINT outbox_inbox_version_pkey PRIMARY KEY (consumer, aggregate_type, aggregate_id)
 );
 
--- Claims. Due PENDING rows after :after, read uncommitted: a row another relay is claiming
--- right now already reads IN_FLIGHT and is left out (what SKIP LOCKED does elsewhere), and
--- markClaimedIfDue checks each candidate again under its row lock.
+-- Claims. Due PENDING rows in claim order after (:after_priority, :after), read uncommitted: a
+-- row another relay is claiming right now already reads IN_FLIGHT and is left out (what SKIP
+-- LOCKED does elsewhere), and markClaimedIfDue checks each candidate again under its row lock.
 -- name: unorderedCandidates
-SELECT seq FROM {table}
- WHERE status = 'PENDING' AND available_at <= {now} AND seq > :after
- ORDER BY seq
+SELECT seq, priority FROM {table}
+ WHERE status = 'PENDING' AND available_at <= {now}
+   AND (priority < :after_priority OR (priority = :after_priority AND seq > :after))
+ ORDER BY priority DESC, seq
  {rows :limit}
  WITH UR
 
@@ -96,7 +100,7 @@ SELECT c.seq FROM {table} c
                       AND p.seq < c.seq
                       AND CASE WHEN p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
                                THEN 1 ELSE 0 END = 1)
- ORDER BY c.seq
+ ORDER BY c.priority DESC, c.seq
  {rows :limit}
 
 -- name: orderedCandidatesInWindow
@@ -108,11 +112,11 @@ SELECT c.seq,
                                 AND CASE WHEN p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
                                          THEN 1 ELSE 0 END = 1)
             THEN 1 ELSE 0 END AS head
-  FROM (SELECT w.seq, w.aggregate_type, w.aggregate_id FROM {table} w
+  FROM (SELECT w.seq, w.priority, w.aggregate_type, w.aggregate_id FROM {table} w
          WHERE w.status = 'PENDING' AND w.available_at <= {now}
-         ORDER BY w.seq
+         ORDER BY w.priority DESC, w.seq
          {rows :limit}) c
- ORDER BY c.seq
+ ORDER BY c.priority DESC, c.seq
 
 -- Only this relay's own rows match, and it holds them: reading uncommitted data changes nothing
 -- here but never waits on rows of other relays that a scan passes.

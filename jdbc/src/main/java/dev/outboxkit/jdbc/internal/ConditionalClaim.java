@@ -1,5 +1,6 @@
 package dev.outboxkit.jdbc.internal;
 
+import dev.outboxkit.OutboxEvent;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -26,14 +27,18 @@ final class ConditionalClaim extends CandidateClaim {
   @Override
   List<ClaimedEvent> claimUnordered(
       Connection c, OutboxSql s, String owner, int limit, Duration lease) throws SQLException {
+    // Claim order is priority (highest first), then seq: start before the highest priority.
+    int afterPriority = OutboxEvent.MAX_PRIORITY + 1;
     long after = Long.MIN_VALUE;
     for (int window = 0; window < WINDOWS; window++) {
       List<Long> candidates = new ArrayList<>();
+      int lastPriority = afterPriority;
       try (Query q = Query.prepare(c, s, Statements.UNORDERED_CANDIDATES)) {
-        q.setLong("after", after).setInt("limit", limit);
+        q.setInt("after_priority", afterPriority).setLong("after", after).setInt("limit", limit);
         try (ResultSet rs = q.executeQuery()) {
           while (rs.next()) {
-            candidates.add(rs.getLong(1));
+            candidates.add(rs.getLong("seq"));
+            lastPriority = rs.getInt("priority");
           }
         }
       }
@@ -44,6 +49,7 @@ final class ConditionalClaim extends CandidateClaim {
       if (!claimed.isEmpty() || candidates.size() < limit) {
         return claimed;
       }
+      afterPriority = lastPriority;
       after = candidates.get(candidates.size() - 1);
     }
     return new ArrayList<>();

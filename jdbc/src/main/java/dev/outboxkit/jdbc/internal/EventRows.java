@@ -41,7 +41,8 @@ final class EventRows {
               "occurred_at",
               "expires_at",
               "aggregate_version",
-              "supersede_key"));
+              "supersede_key",
+              "priority"));
 
   /**
    * The columns a claim reads: the row's seq, what the event is rebuilt from, its attempts and
@@ -100,7 +101,8 @@ final class EventRows {
         .setInstant("occurred_at", e.occurredAt())
         .setInstant("expires_at", e.expiresAt().orElse(null))
         .setLong("aggregate_version", e.aggregateVersion())
-        .setString("supersede_key", e.supersedeKey().orElse(null));
+        .setString("supersede_key", e.supersedeKey().orElse(null))
+        .setInt("priority", e.priority());
   }
 
   /**
@@ -141,6 +143,6 @@ final class EventRows {
     if (supersedeKey != null) {
       b.supersedeKey(supersedeKey);
     }
-    return b.build();
+    return b.priority(rs.getInt("priority")).build();
   }
 }

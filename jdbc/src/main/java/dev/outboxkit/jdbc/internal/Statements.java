@@ -255,8 +255,13 @@ final class Statements {
 
   /** Seqs of due PENDING rows after a seq, in seq order. */
   public static final Statement UNORDERED_CANDIDATES =
-      Statement.claim(EnumSet.of(CONDITIONAL_UPDATE), "unorderedCandidates", "after", "limit")
-          .columns("seq");
+      Statement.claim(
+              EnumSet.of(CONDITIONAL_UPDATE),
+              "unorderedCandidates",
+              "after_priority",
+              "after",
+              "limit")
+          .columns("seq", "priority");
 
   /** Marks IN_FLIGHT those of the rows still PENDING and due. */
   public static final Statement MARK_CLAIMED_IF_DUE =

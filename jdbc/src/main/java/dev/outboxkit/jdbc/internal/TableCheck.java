@@ -42,6 +42,10 @@ final class TableCheck {
   private static final Pattern STATUS_CHECK =
       Pattern.compile("CONSTRAINT\\s+(\\S+)\\s+CHECK\\s*\\((status\\s+IN\\s*\\([^)]*\\))\\)");
 
+  // An index declared inside the shipped CREATE TABLE (MySQL's KEY), and its columns.
+  private static final Pattern INDEX_IN_TABLE =
+      Pattern.compile("^\\s+((?:UNIQUE )?KEY\\s+\\S+\\s+\\((.*)\\)),?\\s*$");
+
   private TableCheck() {}
 
   /** Whether the failure says a table or column is missing. */
@@ -124,6 +128,7 @@ final class TableCheck {
       }
     }
     if (!missing.isEmpty()) {
+      alters.append(indexesFor(actual, table, missing));
       alters.append(statusCheckRefresh(actual, table));
       throw new OutboxSchemaException(
           table.qualified(),
@@ -333,6 +338,48 @@ final class TableCheck {
       }
     }
     return columns;
+  }
+
+  /**
+   * The shipped DDL's index statements for a table that lacks some columns: each index that names
+   * one of them (a {@code CREATE INDEX} as it is; a {@code KEY} inside MySQL's {@code CREATE TABLE}
+   * as an {@code ALTER TABLE ... ADD KEY}) and each {@code DROP INDEX} of an index it replaces.
+   */
+  static String indexesFor(SqlDialect dialect, TableName table, List<String> missing) {
+    if (dialect.schema().isEmpty()) {
+      return "";
+    }
+    Pattern named = Pattern.compile("\\b(" + String.join("|", missing) + ")\\b");
+    StringBuilder out = new StringBuilder();
+    StringBuilder statement = new StringBuilder();
+    boolean inTable = false;
+    for (String line : OutboxSchema.ddl(dialect, table.qualified()).split("\n")) {
+      String code = line.contains("--") ? line.substring(0, line.indexOf("--")) : line;
+      if (code.isBlank()) {
+        continue;
+      }
+      if (code.startsWith("CREATE TABLE")) {
+        inTable = true;
+      } else if (inTable) {
+        inTable = !code.startsWith(")");
+        Matcher key = INDEX_IN_TABLE.matcher(code);
+        if (key.matches() && named.matcher(key.group(2)).find()) {
+          out.append("\n  ALTER TABLE ").append(table.qualified()).append(" ADD ");
+          out.append(key.group(1)).append(';');
+        }
+      } else {
+        statement.append(code.strip()).append(' ');
+        if (code.stripTrailing().endsWith(";")) {
+          String text = statement.toString().strip();
+          statement.setLength(0);
+          if (text.startsWith("DROP INDEX")
+              || (text.startsWith("CREATE INDEX") && named.matcher(text).find())) {
+            out.append("\n  ").append(text.replaceAll("\\s+", " "));
+          }
+        }
+      }
+    }
+    return out.length() == 0 ? "" : "\n  -- and the indexes on them:" + out;
   }
 
   /**

@@ -27,9 +27,11 @@ CREATE TABLE IF NOT EXISTS outbox_event (
     aggregate_version BIGINT,
     supersede_key   VARCHAR(510),
     uncertain_sends INTEGER                   NOT NULL DEFAULT 0,
+    priority        SMALLINT                  NOT NULL DEFAULT 0,
     CONSTRAINT outbox_event_id_key UNIQUE (id)
 );
 CREATE INDEX IF NOT EXISTS outbox_event_status_idx ON outbox_event (status, seq);
+CREATE INDEX IF NOT EXISTS outbox_event_claim_idx ON outbox_event (status, priority DESC, seq);
 CREATE INDEX IF NOT EXISTS outbox_event_lease_idx ON outbox_event (status, lease_until);
 CREATE INDEX IF NOT EXISTS outbox_event_aggregate_idx
     ON outbox_event (aggregate_type, aggregate_id, status, seq);

@@ -30,10 +30,14 @@ CREATE TABLE IF NOT EXISTS outbox_event (
     aggregate_version BIGINT,                                         -- the aggregate's version after it
     supersede_key   VARCHAR(255),                                     -- a later event with this key withdraws it
     uncertain_sends INT           NOT NULL DEFAULT 0,                 -- sends that may have arrived unconfirmed
+    priority        SMALLINT      NOT NULL DEFAULT 0,                 -- -9 to 9: higher is claimed first
     PRIMARY KEY (seq),
     UNIQUE KEY outbox_event_id_key (id),
-    -- Claim: PENDING rows in seq order. Leading with status keeps PUBLISHED rows out of the scan.
+    -- Rows of one status in seq order. Leading with status keeps PUBLISHED rows out of the scan.
     KEY outbox_event_status_idx (status, seq),
+    -- Claim: PENDING rows, higher priority first, then in seq order (a descending key part:
+    -- MySQL 8.0 and MariaDB 10.8+ walk it in this order; MariaDB 10.6 sorts the due rows).
+    KEY outbox_event_claim_idx (status, priority DESC, seq),
     -- Lease recovery: IN_FLIGHT rows whose relay died.
     KEY outbox_event_lease_idx (status, lease_until),
     -- Ordered mode: "is an earlier event of this aggregate still unfinished?"

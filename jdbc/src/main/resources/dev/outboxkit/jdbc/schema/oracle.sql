@@ -36,14 +36,17 @@ CREATE TABLE outbox_event (
     aggregate_version NUMBER(19),                                 -- the aggregate's version after it
     supersede_key   VARCHAR2(255 CHAR),                           -- a later event with this key withdraws it
     uncertain_sends NUMBER(10)         DEFAULT 0 NOT NULL,        -- sends that may have arrived unconfirmed
+    priority        NUMBER(5)          DEFAULT 0 NOT NULL,        -- -9 to 9: higher is claimed first
     CONSTRAINT outbox_event_pkey PRIMARY KEY (seq),
     CONSTRAINT outbox_event_id_key UNIQUE (id),
     CONSTRAINT outbox_event_status_check
         CHECK (status IN ('PENDING', 'IN_FLIGHT', 'PUBLISHED', 'DEAD', 'EXPIRED', 'CANCELLED',
                           'SUPERSEDED'))
 );
--- Claim: PENDING rows in seq order. Leading with status keeps PUBLISHED rows out of the scan.
+-- Rows of one status in seq order. Leading with status keeps PUBLISHED rows out of the scan.
 CREATE INDEX outbox_event_status_idx ON outbox_event (status, seq);
+-- Claim: PENDING rows, higher priority first, then in seq order.
+CREATE INDEX outbox_event_claim_idx ON outbox_event (status, priority DESC, seq);
 -- Lease recovery: IN_FLIGHT rows whose relay died.
 CREATE INDEX outbox_event_lease_idx ON outbox_event (status, lease_until);
 -- Ordered mode: "is an earlier event of this aggregate still unfinished?"

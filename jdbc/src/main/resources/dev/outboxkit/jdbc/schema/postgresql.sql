@@ -26,6 +26,8 @@ CREATE TABLE IF NOT EXISTS outbox_event (
     aggregate_version BIGINT,                                         -- the aggregate's version after it
     supersede_key   VARCHAR(255),                                     -- a later event with this key withdraws it
     uncertain_sends INTEGER       NOT NULL DEFAULT 0,                 -- sends that may have arrived unconfirmed
+    -- Higher is claimed first. The oldest-pending probe (one per priority) relies on the range.
+    priority        SMALLINT      NOT NULL DEFAULT 0 CHECK (priority BETWEEN -9 AND 9),
     CONSTRAINT outbox_event_id_key UNIQUE (id),
     CONSTRAINT outbox_event_status_check
         CHECK (status IN ('PENDING', 'IN_FLIGHT', 'PUBLISHED', 'DEAD', 'EXPIRED', 'CANCELLED',
@@ -34,9 +36,11 @@ CREATE TABLE IF NOT EXISTS outbox_event (
 
 -- Partial indexes hold only live rows, so claiming costs the same with a million PUBLISHED rows
 -- as with none.
--- Claim: PENDING rows in seq order.
-CREATE INDEX IF NOT EXISTS outbox_event_pending_idx
-    ON outbox_event (seq) WHERE status = 'PENDING';
+-- Claim: PENDING rows, higher priority first, then in seq order.
+CREATE INDEX IF NOT EXISTS outbox_event_claim_idx
+    ON outbox_event (priority DESC, seq) WHERE status = 'PENDING';
+-- The seq-only claim index of tables made before the priority column, which this one replaces.
+DROP INDEX IF EXISTS outbox_event_pending_idx;
 -- Lease recovery: IN_FLIGHT rows whose relay died.
 CREATE INDEX IF NOT EXISTS outbox_event_lease_idx
     ON outbox_event (lease_until) WHERE status = 'IN_FLIGHT';

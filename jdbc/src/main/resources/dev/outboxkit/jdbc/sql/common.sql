@@ -244,7 +244,7 @@ UPDATE {table}
 SELECT {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expired
   FROM {table}
  WHERE status = 'PENDING' AND available_at <= {now}
- ORDER BY seq
+ ORDER BY priority DESC, seq
  {rows :limit}
    FOR UPDATE SKIP LOCKED
 
@@ -262,7 +262,7 @@ SELECT c.seq FROM {table} c
                       AND p.aggregate_id = c.aggregate_id
                       AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
                       AND p.seq < c.seq)
- ORDER BY c.seq
+ ORDER BY c.priority DESC, c.seq
  {rows :limit}
 
 -- The first due PENDING rows (a bounded read, however deep the backlog), each with whether it
@@ -276,17 +276,17 @@ SELECT c.seq,
                                 AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
                                 AND p.seq < c.seq)
             THEN 1 ELSE 0 END AS head
-  FROM (SELECT w.seq, w.aggregate_type, w.aggregate_id FROM {table} w
+  FROM (SELECT w.seq, w.priority, w.aggregate_type, w.aggregate_id FROM {table} w
          WHERE w.status = 'PENDING' AND w.available_at <= {now}
-         ORDER BY w.seq
+         ORDER BY w.priority DESC, w.seq
          {rows :limit}) c
- ORDER BY c.seq
+ ORDER BY c.priority DESC, c.seq
 
 -- name: lockCandidates
 SELECT {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expired
   FROM {table}
  WHERE seq IN (:seqs) AND status = 'PENDING' AND available_at <= {now}
- ORDER BY seq
+ ORDER BY priority DESC, seq
  {rows :limit}
    FOR UPDATE SKIP LOCKED
 
@@ -295,10 +295,13 @@ SELECT {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expir
 -- row count decides what was claimed (a relay that meets a row another relay is claiming waits
 -- for that short transaction, then finds it taken), and a read of what this owner now holds.
 
+-- Candidates come in claim order, priority then seq; a window starts after the last one of the
+-- window before (:after_priority, :after).
 -- name: unorderedCandidates
-SELECT seq FROM {table}
- WHERE status = 'PENDING' AND available_at <= {now} AND seq > :after
- ORDER BY seq
+SELECT seq, priority FROM {table}
+ WHERE status = 'PENDING' AND available_at <= {now}
+   AND (priority < :after_priority OR (priority = :after_priority AND seq > :after))
+ ORDER BY priority DESC, seq
  {rows :limit}
 
 -- name: markClaimedIfDue

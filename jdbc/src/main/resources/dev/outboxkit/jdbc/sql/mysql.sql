@@ -10,7 +10,7 @@
 SELECT {event_columns}, (expires_at <= UTC_TIMESTAMP(6)) AS expired
   FROM {table} IGNORE INDEX FOR ORDER BY (PRIMARY)
  WHERE status = 'PENDING' AND available_at <= UTC_TIMESTAMP(6)
- ORDER BY seq
+ ORDER BY priority DESC, seq
  LIMIT :limit
    FOR UPDATE SKIP LOCKED
 
@@ -34,7 +34,7 @@ SELECT c.seq FROM {table} c IGNORE INDEX FOR ORDER BY (PRIMARY)
                     WHERE p.aggregate_type = c.aggregate_type
                       AND p.aggregate_id = c.aggregate_id
                       AND p.status = 'DEAD' AND p.seq < c.seq)
- ORDER BY c.seq
+ ORDER BY c.priority DESC, c.seq
  LIMIT :limit
 
 -- The first due PENDING rows (a bounded read, however deep the backlog), each with whether it
@@ -56,18 +56,18 @@ SELECT c.seq,
                                 AND p.aggregate_id = c.aggregate_id
                                 AND p.status = 'DEAD' AND p.seq < c.seq)
             THEN 1 ELSE 0 END AS head
-  FROM (SELECT w.seq, w.aggregate_type, w.aggregate_id
+  FROM (SELECT w.seq, w.priority, w.aggregate_type, w.aggregate_id
           FROM {table} w IGNORE INDEX FOR ORDER BY (PRIMARY)
          WHERE w.status = 'PENDING' AND w.available_at <= UTC_TIMESTAMP(6)
-         ORDER BY w.seq
+         ORDER BY w.priority DESC, w.seq
          LIMIT :limit) c
- ORDER BY c.seq
+ ORDER BY c.priority DESC, c.seq
 
 -- name: lockCandidates
 SELECT {event_columns}, (expires_at <= UTC_TIMESTAMP(6)) AS expired
   FROM {table}
  WHERE seq IN (:seqs) AND status = 'PENDING' AND available_at <= UTC_TIMESTAMP(6)
- ORDER BY seq
+ ORDER BY priority DESC, seq
  LIMIT :limit
    FOR UPDATE SKIP LOCKED
 

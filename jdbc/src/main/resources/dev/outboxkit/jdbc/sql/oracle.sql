@@ -12,21 +12,21 @@
 -- Statements not here are in common.sql.
 
 -- Without a row limit in the SQL the optimizer plans for reading every due row, and for a deep
--- backlog may prefer a full scan and a sort to walking the (status, seq) index in order; the
+-- backlog may prefer a full scan and a sort to walking the claim index in order; the
 -- FIRST_ROWS goal asks for the plan that returns the first rows soonest (the walk, no sort).
 -- name: lockUnordered
 SELECT /*+ FIRST_ROWS(100) */ {event_columns},
        CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expired
   FROM {table}
  WHERE status = 'PENDING' AND available_at <= {now}
- ORDER BY seq
+ ORDER BY priority DESC, seq
    FOR UPDATE SKIP LOCKED
 
 -- name: lockCandidates
 SELECT {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expired
   FROM {table}
  WHERE seq IN (:seqs) AND status = 'PENDING' AND available_at <= {now}
- ORDER BY seq
+ ORDER BY priority DESC, seq
    FOR UPDATE SKIP LOCKED
 
 -- The lowest PENDING seq by MIN (an index range scan of (status, seq) that reads one entry):

@@ -9,7 +9,7 @@ UPDATE {table} o
        lease_until = {now + :lease}
  WHERE o.seq IN (SELECT c.seq FROM {table} c
                   WHERE c.status = 'PENDING' AND c.available_at <= now()
-                  ORDER BY c.seq
+                  ORDER BY c.priority DESC, c.seq
                   LIMIT :limit
                     FOR UPDATE SKIP LOCKED)
 RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired
@@ -30,7 +30,7 @@ UPDATE {table} o
                                        AND p.aggregate_id = c.aggregate_id
                                        AND p.seq < c.seq
                                        AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD'))
-                  ORDER BY c.seq
+                  ORDER BY c.priority DESC, c.seq
                   LIMIT :limit
                     FOR UPDATE SKIP LOCKED)
 RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired,
@@ -67,7 +67,7 @@ UPDATE {table} o
                   WHERE c.seq IN (SELECT seq FROM heads
                                    WHERE status = 'PENDING' AND available_at <= now())
                     AND c.status = 'PENDING'
-                  ORDER BY c.seq
+                  ORDER BY c.priority DESC, c.seq
                   LIMIT :limit
                     FOR UPDATE SKIP LOCKED)
 RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired,
@@ -104,6 +104,32 @@ SELECT set_config('synchronous_commit', 'off', true),
 -- name: beforeClaim
 SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),
        set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)
+
+-- The oldest PENDING row: the claim index is in priority order, so one probe per priority (the
+-- table's CHECK keeps them within -9 to 9) finds each priority's first seq, and the least of them
+-- is the oldest. Nineteen index probes, however deep the backlog or long the history.
+-- name: oldestPending
+SELECT (SELECT o.occurred_at FROM {table} o
+         WHERE o.seq = (SELECT min(f.seq) FROM generate_series(-9, 9) AS p(priority)
+                         CROSS JOIN LATERAL (SELECT x.seq FROM {table} x
+                                              WHERE x.status = 'PENDING'
+                                                AND x.priority = p.priority
+                                              ORDER BY x.seq LIMIT 1) f)) AS oldest,
+       now() AS db_now
+
+-- name: snapshot
+SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'IN_FLIGHT') AS in_flight,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'DEAD') AS dead,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'CANCELLED') AS cancelled,
+       (SELECT COUNT(*) FROM {table} WHERE status = 'SUPERSEDED') AS superseded,
+       (SELECT o.occurred_at FROM {table} o
+         WHERE o.seq = (SELECT min(f.seq) FROM generate_series(-9, 9) AS p(priority)
+                         CROSS JOIN LATERAL (SELECT x.seq FROM {table} x
+                                              WHERE x.status = 'PENDING'
+                                                AND x.priority = p.priority
+                                              ORDER BY x.seq LIMIT 1) f)) AS oldest,
+       now() AS db_now
 
 -- name: inboxInsert
 INSERT INTO {table} (consumer, event_id, processed_at) VALUES (:consumer, :event_id, now())

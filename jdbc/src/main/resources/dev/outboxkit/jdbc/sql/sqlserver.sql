@@ -19,7 +19,7 @@
 SELECT TOP (:limit) {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expired
   FROM {table} WITH (UPDLOCK, READPAST, ROWLOCK)
  WHERE status = 'PENDING' AND available_at <= {now}
- ORDER BY seq
+ ORDER BY priority DESC, seq
 
 -- A candidate qualifies only if every earlier event of its aggregate is finished (PUBLISHED,
 -- EXPIRED, CANCELLED or SUPERSEDED), states no row ever leaves.
@@ -31,7 +31,7 @@ SELECT TOP (:limit) c.seq FROM {table} c
                       AND p.aggregate_id = c.aggregate_id
                       AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
                       AND p.seq < c.seq)
- ORDER BY c.seq
+ ORDER BY c.priority DESC, c.seq
 
 -- The first due PENDING rows, each with whether it qualifies as above (head 1 or 0).
 -- name: orderedCandidatesInWindow
@@ -42,16 +42,16 @@ SELECT c.seq,
                                 AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
                                 AND p.seq < c.seq)
             THEN 1 ELSE 0 END AS head
-  FROM (SELECT TOP (:limit) w.seq, w.aggregate_type, w.aggregate_id FROM {table} w
+  FROM (SELECT TOP (:limit) w.seq, w.priority, w.aggregate_type, w.aggregate_id FROM {table} w
          WHERE w.status = 'PENDING' AND w.available_at <= {now}
-         ORDER BY w.seq) c
- ORDER BY c.seq
+         ORDER BY w.priority DESC, w.seq) c
+ ORDER BY c.priority DESC, c.seq
 
 -- name: lockCandidates
 SELECT TOP (:limit) {event_columns}, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expired
   FROM {table} WITH (UPDLOCK, READPAST, ROWLOCK)
  WHERE seq IN (:seqs) AND status = 'PENDING' AND available_at <= {now}
- ORDER BY seq
+ ORDER BY priority DESC, seq
 
 -- SQL Server refuses an ORDER BY in a query joined by UNION ALL, parenthesised or not, so the
 -- ordered part is a derived table, and the order of the joined result is not defined. So this

@@ -94,20 +94,21 @@ class MySqlFamilyClaimPlanTest extends DatabaseTest {
   }
 
   @Test
-  void claims_seek_the_backlog_on_the_status_index_past_200k_published_rows() throws Exception {
+  void claims_seek_the_backlog_on_the_claim_index_past_200k_published_rows() throws Exception {
     loadHistoryThenBacklog(1000, 190_000);
 
     List<Step> unordered = plan(Statements.LOCK_UNORDERED, 1);
     List<Step> candidates = plan(Statements.ORDERED_CANDIDATES, 1);
     List<Step> oldest = plan(Statements.OLDEST_PENDING, 0);
 
-    assertThat(unordered).singleElement().satisfies(s -> assertSeeks(s, "outbox_event_status_idx"));
+    assertThat(unordered).singleElement().satisfies(s -> assertSeeks(s, "outbox_event_claim_idx"));
     assertThat(candidates).hasSize(4);
-    assertSeeks(candidates.get(0), "outbox_event_status_idx");
-    // The "earlier unfinished event?" probes may use either live-row index; both lead with
+    assertSeeks(candidates.get(0), "outbox_event_claim_idx");
+    // The "earlier unfinished event?" probes may use any live-row index; each leads with
     // columns that keep PUBLISHED rows out of the scan.
     for (Step probe : candidates.subList(1, 4)) {
-      assertSeeks(probe, "outbox_event_status_idx", "outbox_event_aggregate_idx");
+      assertSeeks(
+          probe, "outbox_event_status_idx", "outbox_event_claim_idx", "outbox_event_aggregate_idx");
       assertThat(probe.rows()).as("rows examined per probe: %s", probe).isLessThan(1000);
     }
     assertThat(oldest).anySatisfy(s -> assertSeeks(s, "outbox_event_status_idx"));

@@ -68,7 +68,7 @@ class PostgresClaimPlanTest extends DatabaseTest {
     String ordered = plan(Statements.CLAIM_ORDERED);
 
     assertThat(ordered)
-        .contains("Index Scan using outbox_event_pending_idx")
+        .contains("Index Scan using outbox_event_claim_idx")
         .contains("outbox_event_aggregate_idx")
         .doesNotContain("Hash Join")
         .doesNotContain("Hash Anti Join")
@@ -90,10 +90,10 @@ class PostgresClaimPlanTest extends DatabaseTest {
     String ordered = plan(Statements.CLAIM_ORDERED);
 
     assertThat(unordered)
-        .contains("outbox_event_pending_idx")
+        .contains("outbox_event_claim_idx")
         .doesNotContain("Seq Scan on outbox_event");
     assertThat(ordered)
-        .contains("outbox_event_pending_idx")
+        .contains("outbox_event_claim_idx")
         .contains("outbox_event_aggregate_idx")
         .doesNotContain("Seq Scan on outbox_event");
     assertThat(OutboxAdmin.create(ds).count(EventStatus.PENDING)).isEqualTo(10);

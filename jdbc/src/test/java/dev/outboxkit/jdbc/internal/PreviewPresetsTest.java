@@ -280,6 +280,7 @@ class PreviewPresetsTest {
           .setInstant("expires_at", null)
           .setLong("aggregate_version", java.util.OptionalLong.empty())
           .setString("supersede_key", null)
+          .setInt("priority", 0)
           .setLong("delay", delayMicros)
           .executeUpdate();
     }

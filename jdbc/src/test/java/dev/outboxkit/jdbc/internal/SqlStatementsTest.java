@@ -97,7 +97,8 @@ class SqlStatementsTest {
             OutboxSql.of(Dialect.H2.preset(), TableName.of("outbox_event")).text(Statements.INSERT))
         .startsWith("INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type,")
         .endsWith(
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP))");
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                + " DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP))");
   }
 
   @Test

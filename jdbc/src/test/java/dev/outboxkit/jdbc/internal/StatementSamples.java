@@ -60,6 +60,10 @@ public final class StatementSamples {
         case "dead_age":
           q.setLong(p, micros);
           break;
+        case "priority":
+        case "after_priority":
+          q.setInt(p, 0);
+          break;
         case "seq":
         case "aggregate_version":
         case "version":

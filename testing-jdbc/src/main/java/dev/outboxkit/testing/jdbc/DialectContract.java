@@ -117,7 +117,11 @@ public abstract class DialectContract {
           "published_at",
           "lease_owner",
           "lease_until",
-          "lease_losses");
+          "lease_losses",
+          "aggregate_version",
+          "supersede_key",
+          "uncertain_sends",
+          "priority");
 
   private static final List<String> INBOX_COLUMNS = List.of("consumer", "event_id", "processed_at");
 
@@ -453,6 +457,42 @@ public abstract class DialectContract {
     }
     assertEquals(List.of(0, 2, 4, 6, 8), numbers(even), "after the replay, in append order");
     assertEquals(10L, admin().count(EventStatus.PUBLISHED));
+  }
+
+  @Test
+  final void due_events_of_higher_priority_are_claimed_first_without_reordering_an_aggregate()
+      throws Exception {
+    int[] priorities = {0, -2, 5, 0, -2, 5};
+    append(
+        priorities.length,
+        i ->
+            OutboxEvent.builder("Contract", "unordered-" + i, "Checked")
+                .payload("{}")
+                .header("n", Integer.toString(i))
+                .priority(priorities[i])
+                .build());
+    RecordingTransport unordered = new RecordingTransport();
+    OutboxRelay one = relay(unordered, "priority", b -> b.ordered(false).batchSize(1));
+    while (one.runOnce() > 0) {
+      // one event per round: the claim order is the delivery order
+    }
+    assertEquals(List.of(2, 5, 0, 3, 1, 4), numbers(unordered.deliveredEvents()));
+
+    // Ordered: the urgent second event of A waits for A's first; B's head goes before both.
+    append(
+        3,
+        i ->
+            OutboxEvent.builder("Contract", i < 2 ? "A" : "B", "Checked")
+                .payload("{}")
+                .header("n", Integer.toString(i))
+                .priority(i == 0 ? 0 : i == 1 ? 9 : 5)
+                .build());
+    RecordingTransport ordered = new RecordingTransport();
+    OutboxRelay heads = relay(ordered, "priority-ordered", b -> b.ordered(true).batchSize(1));
+    while (heads.runOnce() > 0) {
+      // one event per round
+    }
+    assertEquals(List.of(2, 0, 1), numbers(ordered.deliveredEvents()));
   }
 
   // ------------------------------------------------------------------ retries, DEAD, expiry

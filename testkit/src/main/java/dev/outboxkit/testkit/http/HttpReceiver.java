@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -92,6 +93,7 @@ public final class HttpReceiver implements AutoCloseable {
   private final List<Request> requests = new ArrayList<>();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicInteger maxInFlight = new AtomicInteger();
+  private final AtomicInteger handling = new AtomicInteger();
   private final Function<Request, String> check;
   private volatile Function<Request, Reply> responder = r -> Reply.status(204);
 
@@ -150,7 +152,33 @@ public final class HttpReceiver implements AutoCloseable {
     return maxInFlight.get();
   }
 
+  /**
+   * Waits until every request handler has returned: the held requests answered (or their clients
+   * gone), so that a test's next request does not meet the server still finishing old ones.
+   *
+   * @throws IllegalStateException if a handler is still running after {@code timeout}
+   */
+  public void awaitHandled(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (handling.get() > 0) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            handling.get() + " request(s) still handled after " + timeout);
+      }
+      Thread.sleep(5);
+    }
+  }
+
   private void handle(HttpExchange exchange) throws IOException {
+    handling.incrementAndGet();
+    try {
+      answer(exchange);
+    } finally {
+      handling.decrementAndGet();
+    }
+  }
+
+  private void answer(HttpExchange exchange) throws IOException {
     int now = inFlight.incrementAndGet();
     maxInFlight.accumulateAndGet(now, Math::max);
     boolean answered = false;
