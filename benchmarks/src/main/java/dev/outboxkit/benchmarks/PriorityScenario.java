@@ -79,7 +79,7 @@ final class PriorityScenario implements Scenario {
           String.format("%,d priority-0 events pending", BACKLOG),
           ms(busyMedian),
           ms(busyMax),
-          ratio.format(),
+          String.format("%.2f (%.2f–%.2f)", ratio.median(), ratio.min(), ratio.max()),
           "≤ 2",
           ms(unprioritised),
           left.format()
