@@ -11,6 +11,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -121,5 +123,37 @@ class PostgresClaimPlanTest extends DatabaseTest {
         .contains("Index Scan using outbox_event_aggregate_idx on outbox_event x")
         .contains("loops=50")
         .doesNotContain("rows=10000 loops=1");
+  }
+
+  @Test
+  void the_sparse_ordered_claim_takes_the_heads_of_highest_priority_first() throws Exception {
+    // Heads of priority 0, 5 and -1; the second event of the last aggregate has priority 9 but is
+    // not a head.
+    execute(
+        "INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type, payload,"
+            + " content_type, occurred_at, available_at, priority)"
+            + " SELECT gen_random_uuid(), 'Order', a, 'E', '\\x00'::bytea, 'application/json',"
+            + " now(), now(), p FROM (VALUES (1, 'a', 0), (2, 'b', 5), (3, 'c', -1), (4, 'c', 9))"
+            + " v(n, a, p) ORDER BY n");
+    List<String> claimed = new ArrayList<>();
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      for (int round = 0; round < 3; round++) {
+        try (PreparedStatement ps = c.prepareStatement(SQL.text(Statements.CLAIM_ORDERED_SPARSE))) {
+          ps.setString(1, "sparse@test/1");
+          ps.setLong(2, 60_000_000);
+          ps.setInt(3, 1);
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              claimed.add(rs.getString("aggregate_id") + rs.getInt("priority"));
+            }
+          }
+        }
+      }
+      c.rollback();
+    }
+
+    // Each claim takes the best head left; c's priority-9 event waits behind c's head.
+    assertThat(claimed).containsExactly("b5", "a0", "c-1");
   }
 }
