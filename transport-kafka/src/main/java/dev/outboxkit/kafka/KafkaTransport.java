@@ -67,9 +67,10 @@ import org.slf4j.LoggerFactory;
  * <p>A Debezium connector on the same table publishes the same records as this transport (topic,
  * key, value bytes and every header) through {@code dev.outboxkit.debezium.OutboxEventRouter} in
  * {@code outboxkit-debezium}, so users can switch from the relay to CDC, or back, without consumers
- * noticing; the project README gives the connector configuration and the cut-over steps. The
- * default topic rule, the key and the {@code id} header are also those of Debezium's own Outbox
- * Event Router with its defaults, but that router's values and other headers differ.
+ * noticing; the project's CDC guide (docs/cdc.md) gives the connector configuration and the
+ * cut-over steps. The default topic rule, the key and the {@code id} header are also those of
+ * Debezium's own Outbox Event Router with its defaults, but that router's values and other headers
+ * differ.
  *
  * <h2>Batches</h2>
  *
