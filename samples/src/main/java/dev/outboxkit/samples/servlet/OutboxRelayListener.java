@@ -1,12 +1,21 @@
 package dev.outboxkit.samples.servlet;
 
 import dev.outboxkit.http.WebhookTransport;
+import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
+import dev.outboxkit.micrometer.OutboxMetrics;
+import io.micrometer.core.instrument.Clock;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.micrometer.jmx.JmxConfig;
+import io.micrometer.jmx.JmxMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 import javax.sql.DataSource;
@@ -34,11 +43,22 @@ import javax.sql.DataSource;
  *       flight, ISO-8601 ({@code PT10S})</td></tr>
  * </table>
  *
+ * <p>The relay's meters ({@link OutboxMetrics}, with the backlog gauges) go to two registries
+ * without any framework: a Prometheus registry, which {@link MetricsServlet} serves for scraping,
+ * and a JMX registry, which shows them as MBeans in the {@code metrics} domain to JConsole,
+ * VisualVM or the container's own JMX tooling. Both are closed with the app, so a redeploy leaves
+ * no MBean behind.
+ *
  * <p>Every instance of the app may run this listener: relays share the table safely.
  */
 public final class OutboxRelayListener implements ServletContextListener {
   /** Context attribute under which the running {@link OutboxRelay} is published to servlets. */
   public static final String RELAY_ATTRIBUTE = OutboxRelay.class.getName();
+
+  /**
+   * Context attribute under which the Prometheus registry is published to {@link MetricsServlet}.
+   */
+  public static final String METRICS_ATTRIBUTE = PrometheusMeterRegistry.class.getName();
 
   /** The relay's name, as in its log lines, thread names and lease owners: {@value}. */
   public static final String RELAY_NAME = "orders-web";
@@ -64,6 +84,9 @@ public final class OutboxRelayListener implements ServletContextListener {
   // The container makes one instance per declaration and calls it on one thread at a time.
   private WebhookTransport transport;
   private OutboxRelay relay;
+  private PrometheusMeterRegistry prometheus;
+  private JmxMeterRegistry jmx;
+  private CompositeMeterRegistry meters;
 
   /** Creates the listener; the container calls this. */
   public OutboxRelayListener() {}
@@ -81,14 +104,24 @@ public final class OutboxRelayListener implements ServletContextListener {
     }
     String shutdownTimeout = context.getInitParameter(SHUTDOWN_TIMEOUT_PARAM);
     transport = webhooks.build();
+    DataSource dataSource = dataSource(context);
+    prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    jmx = new JmxMeterRegistry(JmxConfig.DEFAULT, Clock.SYSTEM);
+    meters = new CompositeMeterRegistry(Clock.SYSTEM, List.of(prometheus, jmx));
+    OutboxMetrics metrics =
+        OutboxMetrics.builder(meters)
+            .tag("relay", RELAY_NAME)
+            .admin(OutboxAdmin.create(dataSource))
+            .build();
     OutboxRelay.Builder builder =
-        OutboxRelay.builder(dataSource(context), transport).name(RELAY_NAME);
+        OutboxRelay.builder(dataSource, transport).name(RELAY_NAME).listener(metrics);
     if (shutdownTimeout != null) {
       builder.shutdownTimeout(Duration.parse(shutdownTimeout));
     }
     relay = builder.build();
     relay.start();
     context.setAttribute(RELAY_ATTRIBUTE, relay);
+    context.setAttribute(METRICS_ATTRIBUTE, prometheus);
     context.log(
         "outbox relay started, publishing to " + context.getInitParameter(WEBHOOK_URL_PARAM));
   }
@@ -101,11 +134,17 @@ public final class OutboxRelayListener implements ServletContextListener {
   @Override
   public void contextDestroyed(ServletContextEvent event) {
     event.getServletContext().removeAttribute(RELAY_ATTRIBUTE);
+    event.getServletContext().removeAttribute(METRICS_ATTRIBUTE);
     if (relay != null) {
       relay.close();
     }
     if (transport != null) {
       transport.close(); // the relay never closes the transport it was given
+    }
+    if (meters != null) {
+      meters.close();
+      jmx.close(); // unregisters its MBeans
+      prometheus.close();
     }
     event.getServletContext().log("outbox relay stopped");
   }

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.samples.ShopChecks;
 import dev.outboxkit.samples.ShopDatabase;
+import dev.outboxkit.testkit.Await;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.FreshDatabase;
 import dev.outboxkit.testkit.Sql;
 import dev.outboxkit.testkit.TestDatabase;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,9 +20,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
+import javax.management.MalformedObjectNameException;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -109,6 +116,64 @@ abstract class ServletSampleContract {
 
     assertThat(count("SELECT COUNT(*) FROM orders")).isZero();
     assertThat(count("SELECT COUNT(*) FROM outbox_event")).isZero();
+  }
+
+  @Test
+  void the_relays_meters_are_scraped_by_prometheus_and_shown_over_jmx_until_undeployed()
+      throws Exception {
+    assertThat(post("o-1", "tea", 1).statusCode()).isEqualTo(201);
+    ShopChecks.assertPublished(db, receiver, List.of("o-1"), PATIENCE);
+
+    // The listener counts after the acknowledgement commits: wait for the count, not the row.
+    Pattern published =
+        Pattern.compile(
+            "^outboxkit_relay_published_events_total\\{[^}]*relay=\"orders-web\"[^}]*} 1\\.0$",
+            Pattern.MULTILINE);
+    Await.until(
+        () -> published.matcher(scrape().body()).find(),
+        PATIENCE,
+        () -> "the published event counted; the scrape says:\n" + scrape().body());
+    HttpResponse<String> scrape = scrape();
+    assertThat(scrape.statusCode()).isEqualTo(200);
+    assertThat(scrape.headers().firstValue("Content-Type"))
+        .hasValueSatisfying( // Tomcat writes it without spaces
+            type -> assertThat(type.replace(" ", "")).startsWith("text/plain;version=0.0.4"));
+    assertThat(scrape.body())
+        .containsPattern(
+            "(?m)^outboxkit_outbox_pending_events\\{[^}]*relay=\"orders-web\"[^}]*} 0\\.0$");
+    assertThat(outboxkitMBeans())
+        .anySatisfy(
+            name -> {
+              assertThat(name.getKeyProperty("name")).startsWith("outboxkitRelayPublished");
+              assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(name, "Count"))
+                  .isEqualTo(1L);
+            });
+
+    undeploy();
+
+    assertThat(outboxkitMBeans()).as("MBeans left by the undeployed app").isEmpty();
+  }
+
+  private HttpResponse<String> scrape() {
+    try {
+      return http.send(
+          HttpRequest.newBuilder(orders.resolve("metrics")).timeout(Duration.ofSeconds(20)).build(),
+          HttpResponse.BodyHandlers.ofString());
+    } catch (Exception e) {
+      throw new IllegalStateException("scrape failed", e);
+    }
+  }
+
+  private static Set<ObjectName> outboxkitMBeans() throws MalformedObjectNameException {
+    Set<ObjectName> names = new HashSet<>();
+    for (ObjectName name :
+        ManagementFactory.getPlatformMBeanServer().queryNames(new ObjectName("metrics:*"), null)) {
+      String meter = name.getKeyProperty("name");
+      if (meter != null && meter.startsWith("outboxkit")) {
+        names.add(name);
+      }
+    }
+    return names;
   }
 
   HttpResponse<String> post(String id, String sku, int quantity) throws Exception {
