@@ -10,6 +10,11 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.apache.catalina.Context;
@@ -149,7 +154,31 @@ abstract class TomcatServletSampleContractTest extends ServletSampleContract {
             + " running %s%n",
         flavor(), running.size(), names(running));
 
-    webapp.stop(); // undeploy: contextDestroyed closes the relay and the transport
+    // Tomcat's own leak check runs as the web app's class loader stops, and warns through JULI.
+    List<String> leakWarnings = new CopyOnWriteArrayList<>();
+    Handler leakCheck =
+        new Handler() {
+          @Override
+          public void publish(LogRecord record) {
+            if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+              leakWarnings.add(record.getMessage());
+            }
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    Logger loaderLog = Logger.getLogger("org.apache.catalina.loader.WebappClassLoaderBase");
+    loaderLog.addHandler(leakCheck);
+    try {
+      webapp.stop(); // undeploy: contextDestroyed closes the relay and the transport
+    } finally {
+      loaderLog.removeHandler(leakCheck);
+    }
+    assertThat(leakWarnings).as("Tomcat's leak warnings on undeploy").isEmpty();
 
     Await.until(
         () -> census.startedSince().isEmpty(), PATIENCE, "every relay and transport thread gone");

@@ -46,15 +46,33 @@ public final class HttpClientHandle {
       // HTTP/1.1: over plain http the JDK's HTTP/2 default adds an h2c upgrade offer to every
       // request, which receivers rarely take and some proxies mishandle. Pass a client for h2.
       this.client =
-          HttpClient.newBuilder()
-              .version(HttpClient.Version.HTTP_1_1)
-              .connectTimeout(connectTimeout)
-              .followRedirects(HttpClient.Redirect.NEVER)
-              .executor(pool)
-              .build();
+          detached(
+              HttpClient.newBuilder()
+                  .version(HttpClient.Version.HTTP_1_1)
+                  .connectTimeout(connectTimeout)
+                  .followRedirects(HttpClient.Redirect.NEVER)
+                  .executor(pool));
     } else {
       this.client = supplied;
       this.connectTimeout = supplied.connectTimeout().orElse(null);
+    }
+  }
+
+  /**
+   * Builds the client with the system class loader as the building thread's context class loader.
+   * The JDK starts the client's selector thread here, and that thread inherits it: built on a web
+   * application's thread, it would otherwise carry the application's class loader, which a
+   * container reports as a leak on undeploy (Tomcat's "failed to stop it"). The thread ends when
+   * the client is closed (Java 21+) or, before Java 21, once the closed client is collected.
+   */
+  private static HttpClient detached(HttpClient.Builder builder) {
+    Thread current = Thread.currentThread();
+    ClassLoader context = current.getContextClassLoader();
+    current.setContextClassLoader(ClassLoader.getSystemClassLoader());
+    try {
+      return builder.build();
+    } finally {
+      current.setContextClassLoader(context);
     }
   }
 

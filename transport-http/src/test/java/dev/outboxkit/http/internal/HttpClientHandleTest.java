@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxkit.OutboxConfigurationException;
+import dev.outboxkit.testkit.Await;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.net.http.HttpClient;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadFactory;
 import org.junit.jupiter.api.Test;
@@ -29,6 +34,49 @@ class HttpClientHandleTest {
     } finally {
       handle.close();
     }
+  }
+
+  @Test
+  void the_jdks_client_thread_never_carries_the_builders_class_loader_and_ends_after_close() {
+    // Stands for a web application's class loader, the context loader of the thread that builds.
+    ClassLoader webapp = new URLClassLoader(new URL[0], getClass().getClassLoader());
+    Set<Thread> before = selectorThreads();
+    Thread current = Thread.currentThread();
+    ClassLoader context = current.getContextClassLoader();
+    HttpClientHandle handle;
+    current.setContextClassLoader(webapp);
+    try {
+      handle = new HttpClientHandle("t", null, Duration.ofSeconds(3), null);
+    } finally {
+      current.setContextClassLoader(context);
+    }
+    Set<Thread> started = selectorThreads();
+    started.removeAll(before);
+
+    // What a container's leak check looks at: no thread of the client holds the app's loader.
+    assertThat(started)
+        .isNotEmpty()
+        .allSatisfy(t -> assertThat(t.getContextClassLoader()).isNotSameAs(webapp));
+    handle.close();
+    handle = null; // its last reference: the closed client can be collected
+    // Java 21+: close() ends it; before, the JDK ends it once the closed client is collected.
+    Await.until(
+        () -> {
+          System.gc();
+          return started.stream().noneMatch(Thread::isAlive);
+        },
+        Duration.ofSeconds(60),
+        () -> "the client's selector thread ended: " + started);
+  }
+
+  private static Set<Thread> selectorThreads() {
+    Set<Thread> threads = new HashSet<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().startsWith("HttpClient-") && t.getName().endsWith("-SelectorManager")) {
+        threads.add(t);
+      }
+    }
+    return threads;
   }
 
   @Test
