@@ -1,0 +1,264 @@
+package dev.outboxkit.samples.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxkit.jdbc.EventStatus;
+import dev.outboxkit.testkit.Await;
+import dev.outboxkit.testkit.Flavor;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
+
+/**
+ * The servlet sample's WAR file, deployed as operations deploy it: a Tomcat 9 distribution from
+ * Maven Central, unpacked and started as its own process with {@code bin/catalina.sh}, the JDBC
+ * driver in its {@code lib/}, the database and webhook settings given as the JVM system properties
+ * the WAR's {@code META-INF/context.xml} reads, the WAR uploaded through the manager's text
+ * interface. Undeploying it logs no leak warning in {@code catalina.sh}'s full leak detection and
+ * leaves nothing IN_FLIGHT. One subclass per database.
+ */
+abstract class TomcatDistributionServletSampleTest extends ServletSampleContract {
+  private static final Duration STARTUP = Duration.ofSeconds(120);
+  private static final String DEPLOYER = "deployer";
+  private static final String DEPLOYER_PASSWORD = "deploy-" + System.nanoTime();
+
+  private final HttpClient manager = HttpClient.newHttpClient();
+  private Path home;
+  private Process tomcat;
+  private int port;
+
+  @Override
+  URI deploy(URI webhooks) throws Exception {
+    home = unpack(Path.of(System.getProperty("tomcat.distribution")));
+    port = freePort();
+    configure(freePort());
+    copyDriverIntoLib();
+    ProcessBuilder catalina =
+        new ProcessBuilder(home.resolve("bin/catalina.sh").toString(), "run")
+            .redirectErrorStream(true)
+            .redirectOutput(home.resolve("logs/console.log").toFile());
+    catalina.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    catalina.environment().put("JAVA_OPTS", "-Xmx256m");
+    catalina.environment().put("CATALINA_HOME", home.toString());
+    catalina.environment().put("CATALINA_BASE", home.toString());
+    // catalina.sh evaluates CATALINA_OPTS in a shell: each value is quoted (a URL holds '&').
+    catalina
+        .environment()
+        .put(
+            "CATALINA_OPTS",
+            settings(webhooks).stream()
+                .map(o -> o.replaceFirst("=(.*)$", "='$1'"))
+                .collect(Collectors.joining(" ")));
+    tomcat = catalina.start();
+    Await.until(this::answering, STARTUP, () -> "Tomcat answering on port " + port + log());
+
+    HttpResponse<String> deployed =
+        manager.send(
+            managerRequest("deploy?path=/shop")
+                .PUT(HttpRequest.BodyPublishers.ofFile(Path.of(System.getProperty("servlet.war"))))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(deployed.body()).as("the manager's answer%s", log()).startsWith("OK - Deployed");
+    return URI.create("http://127.0.0.1:" + port + "/shop/orders");
+  }
+
+  @Override
+  boolean sharesThisJvm() {
+    return false;
+  }
+
+  @Override
+  void undeploy() throws Exception {
+    if (tomcat == null) {
+      return;
+    }
+    try {
+      HttpResponse<String> undeployed =
+          manager.send(
+              managerRequest("undeploy?path=/shop").GET().build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(undeployed.body()).startsWith("OK - Undeployed");
+      // The relay handed back what it held; Tomcat's leak check found nothing of the app's.
+      assertThat(admin().count(EventStatus.IN_FLIGHT)).isZero();
+      assertThat(logLines())
+          .as("warnings of Tomcat's leak check on undeploy")
+          .noneMatch(line -> line.contains("failed to stop it") || line.contains("memory leak"));
+    } finally {
+      tomcat.destroy();
+      if (!tomcat.waitFor(30, TimeUnit.SECONDS)) {
+        tomcat.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+      tomcat = null;
+    }
+  }
+
+  /** What the WAR's context.xml reads: the DataSource's and the webhook's settings. */
+  private List<String> settings(URI webhooks) {
+    List<String> settings = new ArrayList<>();
+    settings.add(
+        "-Dorders.db.driver="
+            + (flavor() == Flavor.POSTGRES ? "org.postgresql.Driver" : "com.mysql.cj.jdbc.Driver"));
+    settings.add("-Dorders.db.url=" + db.jdbcUrl());
+    settings.add("-Dorders.db.user=" + credential(db.user(), "user"));
+    settings.add("-Dorders.db.password=" + credential(db.password(), "password"));
+    settings.add("-Dorders.webhook.url=" + webhooks);
+    settings.add("-Dorders.webhook.secret=" + SECRET);
+    settings.add("-Dorders.webhook.allow-local=true");
+    return settings;
+  }
+
+  /** The given credential, or the one the JDBC URL carries as a query parameter, or empty. */
+  private String credential(String given, String parameter) {
+    if (given != null) {
+      return given;
+    }
+    Matcher m = Pattern.compile("[?&]" + parameter + "=([^&]*)").matcher(db.jdbcUrl());
+    return m.find() ? URLDecoder.decode(m.group(1), StandardCharsets.UTF_8) : "";
+  }
+
+  private static Path unpack(Path zip) throws IOException {
+    Path target = Files.createTempDirectory(Path.of("target"), "tomcat9-").toAbsolutePath();
+    try (ZipInputStream in = new ZipInputStream(Files.newInputStream(zip))) {
+      for (ZipEntry e = in.getNextEntry(); e != null; e = in.getNextEntry()) {
+        // Every entry sits under apache-tomcat-<version>/: drop that first level.
+        String name = e.getName().substring(e.getName().indexOf('/') + 1);
+        if (name.isEmpty()) {
+          continue;
+        }
+        Path out = target.resolve(name).normalize();
+        if (!out.startsWith(target)) {
+          throw new IOException("zip entry outside the target: " + e.getName());
+        }
+        if (e.isDirectory()) {
+          Files.createDirectories(out);
+        } else {
+          Files.createDirectories(out.getParent());
+          Files.copy(in, out, StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
+    // The zip keeps no file modes.
+    try (Stream<Path> scripts = Files.list(target.resolve("bin"))) {
+      scripts
+          .filter(p -> p.toString().endsWith(".sh"))
+          .forEach(p -> p.toFile().setExecutable(true));
+    }
+    return target;
+  }
+
+  /**
+   * Ports of our own, on loopback only, a manager user for the deployment, and no web app but the
+   * manager (the distribution's examples and docs only slow the start).
+   */
+  private void configure(int shutdownPort) throws IOException {
+    for (String app : new String[] {"ROOT", "docs", "examples", "host-manager"}) {
+      deleteTree(home.resolve("webapps").resolve(app));
+    }
+    Path server = home.resolve("conf/server.xml");
+    String xml = Files.readString(server);
+    xml = xml.replace("<Server port=\"8005\"", "<Server port=\"" + shutdownPort + "\"");
+    xml =
+        xml.replace(
+            "<Connector port=\"8080\" protocol=\"HTTP/1.1\"",
+            "<Connector port=\"" + port + "\" address=\"127.0.0.1\" protocol=\"HTTP/1.1\"");
+    assertThat(xml).contains("port=\"" + port + "\"").contains("port=\"" + shutdownPort + "\"");
+    Files.writeString(server, xml);
+    Path users = home.resolve("conf/tomcat-users.xml");
+    Files.writeString(
+        users,
+        Files.readString(users)
+            .replace(
+                "</tomcat-users>",
+                "<user username=\""
+                    + DEPLOYER
+                    + "\" password=\""
+                    + DEPLOYER_PASSWORD
+                    + "\" roles=\"manager-script\"/>\n</tomcat-users>"));
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  private void copyDriverIntoLib() throws Exception {
+    Class<?> driver =
+        Class.forName(
+            flavor() == Flavor.POSTGRES ? "org.postgresql.Driver" : "com.mysql.cj.jdbc.Driver");
+    Path jar = Path.of(driver.getProtectionDomain().getCodeSource().getLocation().toURI());
+    Files.copy(jar, home.resolve("lib").resolve(jar.getFileName()));
+  }
+
+  private HttpRequest.Builder managerRequest(String command) {
+    String auth = DEPLOYER + ":" + DEPLOYER_PASSWORD;
+    return HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + port + "/manager/text/" + command))
+        .header(
+            "Authorization",
+            "Basic " + Base64.getEncoder().encodeToString(auth.getBytes(StandardCharsets.UTF_8)))
+        .timeout(Duration.ofSeconds(60));
+  }
+
+  private boolean answering() {
+    if (!tomcat.isAlive()) {
+      throw new IllegalStateException("Tomcat ended with " + tomcat.exitValue() + log());
+    }
+    try {
+      manager.send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/manager/text/list"))
+              .timeout(Duration.ofSeconds(5))
+              .build(),
+          HttpResponse.BodyHandlers.discarding());
+      return true;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private List<String> logLines() throws IOException {
+    Path console = home.resolve("logs/console.log");
+    return Files.exists(console) ? Files.readAllLines(console) : List.of();
+  }
+
+  private String log() {
+    try {
+      List<String> lines = logLines();
+      return "; Tomcat's console:\n"
+          + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+    } catch (IOException e) {
+      return "; no console log: " + e;
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}
