@@ -32,7 +32,7 @@ abstract class CandidateClaim extends ClaimStrategy {
     return claimHeads(c, s, owner, limit, lease);
   }
 
-  /** Claims up to {@code limit} due PENDING rows, first in seq order, marked IN_FLIGHT. */
+  /** Claims up to {@code limit} due PENDING rows, in claim order, marked IN_FLIGHT. */
   abstract List<ClaimedEvent> claimUnordered(
       Connection c, OutboxSql s, String owner, int limit, Duration lease) throws SQLException;
 

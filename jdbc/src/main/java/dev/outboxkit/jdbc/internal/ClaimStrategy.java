@@ -21,9 +21,12 @@ import java.util.List;
 abstract class ClaimStrategy {
   /** Which rows a claim takes. */
   public enum Mode {
-    /** The first due PENDING rows in seq order. */
+    /** The first due PENDING rows, higher priority first, then in seq order. */
     UNORDERED,
-    /** The first claimable heads (first unfinished event of their aggregate) in seq order. */
+    /**
+     * The first claimable heads (first unfinished event of their aggregate), higher priority first,
+     * then in seq order.
+     */
     ORDERED,
     /**
      * Ordered, found by hopping from aggregate to aggregate: cheaper when few heads are claimable,

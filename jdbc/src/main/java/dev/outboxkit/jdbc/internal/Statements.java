@@ -253,7 +253,7 @@ final class Statements {
 
   // CONDITIONAL_UPDATE: a plain read, an update whose row count decides, a read back.
 
-  /** Seqs of due PENDING rows after a seq, in seq order. */
+  /** Seqs of due PENDING rows in claim order (priority, then seq), after a (priority, seq). */
   public static final Statement UNORDERED_CANDIDATES =
       Statement.claim(
               EnumSet.of(CONDITIONAL_UPDATE),
