@@ -31,12 +31,16 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 
 /**
- * The servlet sample's WAR file, deployed as operations deploy it: a Tomcat 9 distribution from
- * Maven Central, unpacked and started as its own process with {@code bin/catalina.sh}, the JDBC
- * driver in its {@code lib/}, the database and webhook settings given as the JVM system properties
- * the WAR's {@code META-INF/context.xml} reads, the WAR uploaded through the manager's text
- * interface. Undeploying it logs no leak warning in {@code catalina.sh}'s full leak detection and
- * leaves nothing IN_FLIGHT. One subclass per database.
+ * The servlet sample's WAR file, deployed as operations deploy it: a Tomcat distribution from Maven
+ * Central, unpacked and started as its own process with {@code bin/catalina.sh}, the JDBC driver in
+ * its {@code lib/}, the database and webhook settings given as the JVM system properties the WAR's
+ * {@code META-INF/context.xml} reads, the WAR uploaded through the manager's text interface.
+ * Undeploying it logs no leak warning in {@code catalina.sh}'s full leak detection and leaves
+ * nothing IN_FLIGHT. One subclass per database.
+ *
+ * <p>One source for both servlet generations: here the jakarta WAR in Tomcat 10.1; samples-javaee
+ * copies this class and runs it on the javax WAR in Tomcat 9. The build names the WAR and the
+ * distribution's zip in the system properties {@code servlet.war} and {@code tomcat.distribution}.
  */
 abstract class TomcatDistributionServletSampleTest extends ServletSampleContract {
   private static final Duration STARTUP = Duration.ofSeconds(120);
@@ -139,7 +143,7 @@ abstract class TomcatDistributionServletSampleTest extends ServletSampleContract
   }
 
   private static Path unpack(Path zip) throws IOException {
-    Path target = Files.createTempDirectory(Path.of("target"), "tomcat9-").toAbsolutePath();
+    Path target = Files.createTempDirectory(Path.of("target"), "tomcat-").toAbsolutePath();
     try (ZipInputStream in = new ZipInputStream(Files.newInputStream(zip))) {
       for (ZipEntry e = in.getNextEntry(); e != null; e = in.getNextEntry()) {
         // Every entry sits under apache-tomcat-<version>/: drop that first level.
