@@ -17,8 +17,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * fetched.
  */
 class DocsLinksTest {
-  private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+  private static final Path ROOT = Docs.ROOT;
   private static final Pattern FENCE = Pattern.compile("^\\s*(```|~~~)");
   private static final Pattern HEADING = Pattern.compile("^(#{1,6})\\s+(.*?)\\s*#*\\s*$");
   private static final Pattern INLINE_CODE = Pattern.compile("`[^`\\n]*(?:\\n[^`\\n]+)*?`");
@@ -42,12 +40,7 @@ class DocsLinksTest {
 
   @Test
   void every_relative_link_of_the_readme_and_the_guides_resolves() throws IOException {
-    List<Path> files = new ArrayList<>();
-    files.add(ROOT.resolve("README.md"));
-    try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-      files.addAll(
-          docs.filter(p -> p.toString().endsWith(".md")).sorted().collect(Collectors.toList()));
-    }
+    List<Path> files = Docs.markdownFiles();
     List<String> broken = new ArrayList<>();
     int checked = 0;
     for (Path file : files) {
