@@ -25,6 +25,11 @@ import org.junit.jupiter.api.Test;
 class DocsCommandsTest {
   private static final Pattern INLINE = Pattern.compile("`(mvn [^`\\n]+)`");
   private static final Pattern LINE = Pattern.compile("(?m)^\\s*(mvn .+)$");
+  private static final Pattern PROJECT_VERSION =
+      Pattern.compile("<artifactId>outboxkit-parent</artifactId>\\s*<version>([^<]+)</version>");
+  private static final Pattern DEPENDENCY_VERSION =
+      Pattern.compile(
+          "<groupId>dev\\.outboxkit</groupId>\\s*<artifactId>[^<]+</artifactId>\\s*<version>([^<$]+)</version>");
   private static final Pattern MAIN_CLASS =
       Pattern.compile("<(?:exec\\.)?mainClass>([^<$]+)</(?:exec\\.)?mainClass>");
 
@@ -51,6 +56,25 @@ class DocsCommandsTest {
     }
     assertThat(checked).as("commands found").isGreaterThan(15);
     assertThat(problems).as("documented commands that would fail").isEmpty();
+  }
+
+  @Test
+  void every_documented_dependency_on_outboxkit_names_the_projects_version() throws IOException {
+    Matcher own = PROJECT_VERSION.matcher(Files.readString(Docs.ROOT.resolve("pom.xml")));
+    assertThat(own.find()).as("the root POM's version").isTrue();
+    List<String> stale = new ArrayList<>();
+    int found = 0;
+    for (Path file : Docs.markdownFiles()) {
+      Matcher m = DEPENDENCY_VERSION.matcher(Files.readString(file));
+      while (m.find()) {
+        found++;
+        if (!m.group(1).equals(own.group(1))) {
+          stale.add(Docs.ROOT.relativize(file) + ": " + m.group(1));
+        }
+      }
+    }
+    assertThat(found).as("documented dependencies on dev.outboxkit").isPositive();
+    assertThat(stale).as("versions other than the project's %s", own.group(1)).isEmpty();
   }
 
   private static List<String> problems(String command) throws IOException {
