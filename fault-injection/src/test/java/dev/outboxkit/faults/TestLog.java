@@ -10,11 +10,13 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The test JVM's own slf4j-simple log ({@code target/test.log}): what in-process relays logged, as
- * evidence that they noticed a fault (and said so) rather than only surviving it.
+ * The test JVM's own slf4j-simple log (the build gives each test JVM a file of its own, {@code
+ * target/test-<fork>.log}): what in-process relays logged, as evidence that they noticed a fault
+ * (and said so) rather than only surviving it.
  */
 final class TestLog {
-  private static final Path FILE = Path.of("target", "test.log");
+  private static final Path FILE =
+      Path.of(System.getProperty("org.slf4j.simpleLogger.logFile", "target/test.log"));
 
   private TestLog() {}
 

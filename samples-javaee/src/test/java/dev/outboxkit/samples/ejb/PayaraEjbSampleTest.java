@@ -8,13 +8,14 @@ import dev.outboxkit.samples.ShopChecks;
 import dev.outboxkit.samples.ShopDatabase;
 import dev.outboxkit.samples.servlet.WebhookReceiver;
 import dev.outboxkit.testkit.Await;
+import dev.outboxkit.testkit.Distributions;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.FreshDatabase;
+import dev.outboxkit.testkit.Ports;
 import dev.outboxkit.testkit.Sql;
 import dev.outboxkit.testkit.TestDatabase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.net.http.HttpClient;
@@ -23,20 +24,14 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipInputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
@@ -94,7 +89,7 @@ abstract class PayaraEjbSampleTest {
     }
     db = database.get();
     receiver = new WebhookReceiver(SECRET);
-    home = unpack(Path.of(System.getProperty("payara.distribution")));
+    home = Distributions.unpack(Path.of(System.getProperty("payara.distribution")), "payara-");
     configureDomain();
     asadmin("start-domain", "domain1");
     asadmin("multimode", "--file", deploymentScript().toString());
@@ -109,7 +104,7 @@ abstract class PayaraEjbSampleTest {
           asadmin("undeploy", "outboxkit-orders");
         }
         asadmin("stop-domain", "domain1");
-        deleteTree(home);
+        Distributions.delete(home);
       }
     } finally {
       if (receiver != null) {
@@ -276,25 +271,25 @@ abstract class PayaraEjbSampleTest {
    * bind and look for peers on the machine's other addresses.
    */
   private void configureDomain() throws IOException {
-    httpPort = freePort();
-    adminPort = freePort();
+    httpPort = Ports.unused();
+    adminPort = Ports.unused();
     Path file = home.resolve("glassfish/domains/domain1/config/domain.xml");
     String xml = Files.readString(file);
     String[][] edits = {
       {"port=\"8080\" protocol=\"http-listener-1\"", listener(httpPort, "http-listener-1")},
-      {"port=\"8181\" protocol=\"http-listener-2\"", listener(freePort(), "http-listener-2")},
+      {"port=\"8181\" protocol=\"http-listener-2\"", listener(Ports.unused(), "http-listener-2")},
       {"port=\"4848\" protocol=\"admin-listener\"", listener(adminPort, "admin-listener")},
-      {"address=\"0.0.0.0\" port=\"3700\"", loopback(freePort())},
-      {"address=\"0.0.0.0\" port=\"3820\"", loopback(freePort())},
-      {"address=\"0.0.0.0\" port=\"3920\"", loopback(freePort())},
-      {"address=\"0.0.0.0\" port=\"8686\"", loopback(freePort())},
+      {"address=\"0.0.0.0\" port=\"3700\"", loopback(Ports.unused())},
+      {"address=\"0.0.0.0\" port=\"3820\"", loopback(Ports.unused())},
+      {"address=\"0.0.0.0\" port=\"3920\"", loopback(Ports.unused())},
+      {"address=\"0.0.0.0\" port=\"8686\"", loopback(Ports.unused())},
       {
         "name=\"JMS_PROVIDER_PORT\" value=\"7676\"",
-        "name=\"JMS_PROVIDER_PORT\" value=\"" + freePort() + "\""
+        "name=\"JMS_PROVIDER_PORT\" value=\"" + Ports.unused() + "\""
       },
       {
         "start-port=\"5900\" das-port=\"4900\"",
-        "start-port=\"" + freePort() + "\" das-port=\"" + freePort() + "\""
+        "start-port=\"" + Ports.unused() + "\" das-port=\"" + Ports.unused() + "\""
       },
       {
         "<hazelcast-config-specific-configuration></hazelcast-config-specific-configuration>",
@@ -382,47 +377,5 @@ abstract class PayaraEjbSampleTest {
 
   private long count(String sql) throws Exception {
     return Sql.queryLong(db.dataSource(), sql);
-  }
-
-  private static Path unpack(Path zip) throws IOException {
-    Path target = Files.createTempDirectory(Path.of("target"), "payara-").toAbsolutePath();
-    try (ZipInputStream in = new ZipInputStream(Files.newInputStream(zip))) {
-      for (ZipEntry e = in.getNextEntry(); e != null; e = in.getNextEntry()) {
-        // Every entry sits under payara5/: drop that first level.
-        String name = e.getName().substring(e.getName().indexOf('/') + 1);
-        if (name.isEmpty()) {
-          continue;
-        }
-        Path out = target.resolve(name).normalize();
-        if (!out.startsWith(target)) {
-          throw new IOException("zip entry outside the target: " + e.getName());
-        }
-        if (e.isDirectory()) {
-          Files.createDirectories(out);
-        } else {
-          Files.createDirectories(out.getParent());
-          Files.copy(in, out, StandardCopyOption.REPLACE_EXISTING);
-        }
-      }
-    }
-    // Java's zip reader keeps no file modes.
-    for (String script : new String[] {"bin/asadmin", "glassfish/bin/asadmin"}) {
-      target.resolve(script).toFile().setExecutable(true);
-    }
-    return target;
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
-        Files.delete(p);
-      }
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 }

@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.testkit.Await;
+import dev.outboxkit.testkit.Distributions;
 import dev.outboxkit.testkit.Flavor;
+import dev.outboxkit.testkit.Ports;
 import java.io.IOException;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.net.http.HttpClient;
@@ -16,19 +17,13 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipInputStream;
 
 /**
  * The servlet sample's WAR file, deployed as operations deploy it: a Tomcat distribution from Maven
@@ -54,9 +49,9 @@ abstract class TomcatDistributionServletSampleTest extends ServletSampleContract
 
   @Override
   URI deploy(URI webhooks) throws Exception {
-    home = unpack(Path.of(System.getProperty("tomcat.distribution")));
-    port = freePort();
-    configure(freePort());
+    home = Distributions.unpack(Path.of(System.getProperty("tomcat.distribution")), "tomcat-");
+    port = Ports.unused();
+    configure(Ports.unused());
     copyDriverIntoLib();
     ProcessBuilder catalina =
         new ProcessBuilder(home.resolve("bin/catalina.sh").toString(), "run")
@@ -108,6 +103,7 @@ abstract class TomcatDistributionServletSampleTest extends ServletSampleContract
         tomcat.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       }
       tomcat = null;
+      Distributions.delete(home);
     }
   }
 
@@ -142,43 +138,13 @@ abstract class TomcatDistributionServletSampleTest extends ServletSampleContract
     return m.find() ? URLDecoder.decode(m.group(1), StandardCharsets.UTF_8) : "";
   }
 
-  private static Path unpack(Path zip) throws IOException {
-    Path target = Files.createTempDirectory(Path.of("target"), "tomcat-").toAbsolutePath();
-    try (ZipInputStream in = new ZipInputStream(Files.newInputStream(zip))) {
-      for (ZipEntry e = in.getNextEntry(); e != null; e = in.getNextEntry()) {
-        // Every entry sits under apache-tomcat-<version>/: drop that first level.
-        String name = e.getName().substring(e.getName().indexOf('/') + 1);
-        if (name.isEmpty()) {
-          continue;
-        }
-        Path out = target.resolve(name).normalize();
-        if (!out.startsWith(target)) {
-          throw new IOException("zip entry outside the target: " + e.getName());
-        }
-        if (e.isDirectory()) {
-          Files.createDirectories(out);
-        } else {
-          Files.createDirectories(out.getParent());
-          Files.copy(in, out, StandardCopyOption.REPLACE_EXISTING);
-        }
-      }
-    }
-    // The zip keeps no file modes.
-    try (Stream<Path> scripts = Files.list(target.resolve("bin"))) {
-      scripts
-          .filter(p -> p.toString().endsWith(".sh"))
-          .forEach(p -> p.toFile().setExecutable(true));
-    }
-    return target;
-  }
-
   /**
    * Ports of our own, on loopback only, a manager user for the deployment, and no web app but the
    * manager (the distribution's examples and docs only slow the start).
    */
   private void configure(int shutdownPort) throws IOException {
     for (String app : new String[] {"ROOT", "docs", "examples", "host-manager"}) {
-      deleteTree(home.resolve("webapps").resolve(app));
+      Distributions.delete(home.resolve("webapps").resolve(app));
     }
     Path server = home.resolve("conf/server.xml");
     String xml = Files.readString(server);
@@ -200,14 +166,6 @@ abstract class TomcatDistributionServletSampleTest extends ServletSampleContract
                     + "\" password=\""
                     + DEPLOYER_PASSWORD
                     + "\" roles=\"manager-script\"/>\n</tomcat-users>"));
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
-        Files.delete(p);
-      }
-    }
   }
 
   private void copyDriverIntoLib() throws Exception {
@@ -259,12 +217,6 @@ abstract class TomcatDistributionServletSampleTest extends ServletSampleContract
           + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
     } catch (IOException e) {
       return "; no console log: " + e;
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     }
   }
 }
