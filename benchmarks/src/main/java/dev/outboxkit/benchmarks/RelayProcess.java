@@ -14,8 +14,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 /**
  * Child JVM of the scale-out scenario: runs one relay (null transport) in the background from each
  * {@code GO} of its parent to the next {@code STOP <ids file>}, then writes the ids it published in
- * that round to the file, one a line, and prints {@code SAVED}. Prints {@code READY} once
- * connected; exits when stdin ends. Rounds after the first run on a warm JVM.
+ * that round to the file, one a line, and prints {@code SAVED <cpu>}: the CPU time this JVM used in
+ * the round, in nanoseconds. Prints {@code READY} once connected; exits when stdin ends. Rounds
+ * after the first run on a warm JVM.
  *
  * <p>Arguments: JDBC URL, user, password, relay name, batch size.
  */
@@ -30,6 +31,7 @@ final class RelayProcess {
       BufferedReader stdin =
           new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       while ("GO".equals(stdin.readLine())) {
+        long cpuAtGo = CpuTime.ofThisProcess();
         Queue<String> published = new ConcurrentLinkedQueue<>();
         OutboxRelay relay =
             OutboxRelay.builder(
@@ -48,8 +50,9 @@ final class RelayProcess {
         if (stop == null || !stop.startsWith("STOP ")) {
           return;
         }
+        long cpu = CpuTime.ofThisProcess() - cpuAtGo;
         Files.write(Path.of(stop.substring(5)), published, StandardCharsets.UTF_8);
-        System.out.println("SAVED");
+        System.out.println("SAVED " + cpu);
       }
     }
   }

@@ -35,22 +35,32 @@ final class ScaleOutScenario implements Scenario {
     int events = run.quick() ? 2_000 : 10_000;
     Stats[] inJvm = new Stats[RELAYS.length];
     Stats[] processes = new Stats[RELAYS.length];
+    Stats[] relayCpu = new Stats[RELAYS.length];
+    Stats[] databaseCpu = new Stats[RELAYS.length];
     for (int i = 0; i < RELAYS.length; i++) {
       inJvm[i] = new Stats();
       processes[i] = new Stats();
+      relayCpu[i] = new Stats();
+      databaseCpu[i] = new Stats();
     }
     inJvm(run, events, 1); // warm-up, discarded
     for (int i = 0; i < RELAYS.length; i++) {
       for (int r = 0; r < run.reps(); r++) {
         inJvm[i].add(inJvm(run, events, RELAYS[i]));
       }
-      processRounds(run, events, RELAYS[i], processes[i]);
+      processRounds(run, events, RELAYS[i], processes[i], relayCpu[i], databaseCpu[i]);
     }
     EventLoader.truncate(run.db().dataSource(), TABLE);
     List<String[]> rows = new ArrayList<>();
     rows.add(
         new String[] {
-          "relays", "in one JVM (events/s)", "ratio", "separate JVMs (events/s)", "ratio"
+          "relays",
+          "in one JVM (events/s)",
+          "ratio",
+          "separate JVMs (events/s)",
+          "ratio",
+          "relay CPU ms / 1,000 events",
+          "database CPU ms / 1,000 events"
         });
     for (int i = 0; i < RELAYS.length; i++) {
       rows.add(
@@ -59,7 +69,9 @@ final class ScaleOutScenario implements Scenario {
             inJvm[i].format(),
             String.format("%.2f", inJvm[i].median() / inJvm[0].median()),
             processes[i].format(),
-            String.format("%.2f", processes[i].median() / processes[0].median())
+            String.format("%.2f", processes[i].median() / processes[0].median()),
+            relayCpu[i].format(),
+            databaseCpu[i].format()
           });
     }
     run.report()
@@ -73,13 +85,18 @@ final class ScaleOutScenario implements Scenario {
                     + " events / wall time from the start signal until a poll every 5 ms finds"
                     + " no event PENDING or IN_FLIGHT; ratio against 1 relay of the same kind."
                     + " Duplicates: none in any run (every delivery is counted per event id; one"
-                    + " duplicate fails the run). Database and relays share the same %d cores.",
+                    + " duplicate fails the run). Database and relays share the same %d cores."
+                    + " CPU per 1,000 events (separate JVMs): user + system time the relay JVMs"
+                    + " used from the start signal to the stop (getProcessCpuTime, summed over"
+                    + " the relays), and what the database server's processes used meanwhile"
+                    + " (/proc); what a machine of more cores can be sized from.",
                 events, AGGREGATES, BATCH, Runtime.getRuntime().availableProcessors()),
             rows);
   }
 
   /** Starts {@code relays} child JVMs, runs a discarded warm-up round, then the measured ones. */
-  private static void processRounds(BenchRun run, int events, int relays, Stats stats)
+  private static void processRounds(
+      BenchRun run, int events, int relays, Stats stats, Stats relayCpu, Stats databaseCpu)
       throws Exception {
     List<ChildJvm> children = new ArrayList<>();
     try {
@@ -97,7 +114,10 @@ final class ScaleOutScenario implements Scenario {
       }
       processes(run, events, children); // warm-up of the new JVMs, discarded
       for (int r = 0; r < run.reps(); r++) {
-        stats.add(processes(run, events, children));
+        Round round = processes(run, events, children);
+        stats.add(round.eventsPerSecond);
+        relayCpu.add(round.relayCpuNanos / 1e6 / (events / 1000.0));
+        databaseCpu.add(round.databaseCpuNanos / 1e6 / (events / 1000.0));
       }
       for (ChildJvm child : children) {
         child.finish();
@@ -148,12 +168,26 @@ final class ScaleOutScenario implements Scenario {
     }
   }
 
+  /** A measured round of the relay processes: throughput, and the CPU time each side used. */
+  private static final class Round {
+    final double eventsPerSecond;
+    final long relayCpuNanos;
+    final long databaseCpuNanos;
+
+    Round(double eventsPerSecond, long relayCpuNanos, long databaseCpuNanos) {
+      this.eventsPerSecond = eventsPerSecond;
+      this.relayCpuNanos = relayCpuNanos;
+      this.databaseCpuNanos = databaseCpuNanos;
+    }
+  }
+
   /** One round of the started relay processes: all drain together, each reports its ids. */
-  private static double processes(BenchRun run, int events, List<ChildJvm> children)
+  private static Round processes(BenchRun run, int events, List<ChildJvm> children)
       throws Exception {
     load(run, events);
     List<Path> idFiles = new ArrayList<>();
     try {
+      long databaseCpuAtStart = CpuTime.ofDatabaseServer(run.flavor());
       long start = System.nanoTime();
       for (ChildJvm child : children) {
         child.send("GO");
@@ -167,9 +201,10 @@ final class ScaleOutScenario implements Scenario {
         child.send("STOP " + ids);
       }
       long deliveries = 0;
+      long relayCpu = 0;
       Set<String> distinct = new HashSet<>();
       for (int i = 0; i < children.size(); i++) {
-        children.get(i).expect("SAVED");
+        relayCpu += Long.parseLong(children.get(i).expect("SAVED"));
         List<String> ids = Files.readAllLines(idFiles.get(i), StandardCharsets.UTF_8);
         deliveries += ids.size();
         distinct.addAll(ids);
@@ -185,8 +220,9 @@ final class ScaleOutScenario implements Scenario {
                 + events
                 + " once each");
       }
+      long databaseCpu = CpuTime.ofDatabaseServer(run.flavor()) - databaseCpuAtStart;
       RelayDrain.checkFinished(run.db().dataSource(), TABLE, what);
-      return events / seconds;
+      return new Round(events / seconds, relayCpu, databaseCpu);
     } finally {
       for (Path ids : idFiles) {
         Files.deleteIfExists(ids);

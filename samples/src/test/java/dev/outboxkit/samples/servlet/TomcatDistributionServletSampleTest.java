@@ -86,11 +86,17 @@ abstract class TomcatDistributionServletSampleTest extends ServletSampleContract
       return;
     }
     try {
+      int logged = logLines().size();
       HttpResponse<String> undeployed =
           manager.send(
               managerRequest("undeploy?path=/shop").GET().build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(undeployed.body()).startsWith("OK - Undeployed");
+      List<String> atUndeploy = logLines().subList(logged, logLines().size());
+      System.out.printf(
+          "Tomcat's log while undeploying (%d lines)%s%n",
+          atUndeploy.size(),
+          atUndeploy.stream().map(line -> "\n  " + line).reduce("", String::concat));
       assertThat(logLines()).as("Tomcat's log").noneMatch(line -> line.contains(SECRET));
       // The relay handed back what it held; Tomcat's leak check found nothing of the app's.
       assertThat(admin().count(EventStatus.IN_FLIGHT)).isZero();
