@@ -39,7 +39,9 @@ public class OrdersServlet extends HttpServlet {
     } catch (EJBException e) {
       // A system exception, rolled back by the container: a malformed order, or a database fault.
       boolean malformed = e.getCause() instanceof IllegalArgumentException;
-      log("order " + request.getParameter("id") + " rolled back", e);
+      // The id as the client sent it may hold line breaks: only plain characters reach the log.
+      String id = String.valueOf(request.getParameter("id")).replaceAll("[^A-Za-z0-9-]", "?");
+      log("order " + id + " rolled back", e);
       response.sendError(malformed ? 400 : 500, malformed ? e.getCause().getMessage() : "failed");
       return;
     }

@@ -98,17 +98,41 @@ abstract class PayaraEjbSampleTest {
 
   @AfterAll
   void stopServer() throws Exception {
+    // Each step runs whatever the one before it did: a failed undeploy must not leave the server
+    // process running on the machine, nor a failed stop leave it behind either.
     try {
-      if (home != null) {
-        if (deployed) {
-          asadmin("undeploy", "outboxkit-orders");
-        }
-        asadmin("stop-domain", "domain1");
-        Distributions.delete(home);
+      if (home != null && deployed) {
+        asadmin("undeploy", "outboxkit-orders");
       }
     } finally {
-      if (receiver != null) {
-        receiver.close();
+      try {
+        if (home != null) {
+          stopDomain();
+          Distributions.delete(home);
+        }
+      } finally {
+        if (receiver != null) {
+          receiver.close();
+        }
+      }
+    }
+  }
+
+  /** {@code asadmin stop-domain}; if that fails, the server's process is killed by its pid. */
+  private void stopDomain() throws Exception {
+    Path pidFile = home.resolve("glassfish/domains/domain1/config/pid");
+    String pid = Files.exists(pidFile) ? Files.readString(pidFile).trim() : null;
+    try {
+      asadmin("stop-domain", "domain1");
+    } finally {
+      if (pid != null) {
+        ProcessHandle.of(Long.parseLong(pid))
+            .filter(ProcessHandle::isAlive)
+            .ifPresent(
+                server -> {
+                  server.destroyForcibly();
+                  server.onExit().join();
+                });
       }
     }
   }
