@@ -5,6 +5,7 @@ import dev.outboxkit.internal.EventValidation;
 import dev.outboxkit.jdbc.internal.AdminQueries;
 import dev.outboxkit.jdbc.internal.TableName;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -115,6 +116,136 @@ public final class OutboxAdmin {
       throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
     }
     return queries.listDead(afterSeq, limit, DeadEvent::new);
+  }
+
+  /**
+   * The live events (PENDING and IN_FLIGHT) grouped by destination, event type, tenant and status,
+   * the largest groups first. Read from the indexes of live rows, so its cost grows with the
+   * backlog, never with the PUBLISHED history.
+   *
+   * @param limit the most groups to read (1 to 10,000)
+   */
+  public List<BacklogGroup> backlog(int limit) {
+    return queries.backlog(within(limit, 10_000), BacklogGroup::new);
+  }
+
+  /**
+   * The relays holding IN_FLIGHT events now, the busiest first: which relays are working and how
+   * far their leases reach. An idle relay holds nothing and is not listed.
+   *
+   * @param limit the most relays to read (1 to 1000)
+   */
+  public List<LeaseHolder> leaseHolders(int limit) {
+    return queries.leaseHolders(within(limit, 1000), LeaseHolder::new);
+  }
+
+  /**
+   * The destinations whose events a relay holds back because the destination answered that it was
+   * down ({@code SendResult.unavailable} with a scope), with how many events wait and since when.
+   *
+   * @param limit the most destinations to read (1 to 1000)
+   */
+  public List<DestinationHold> heldDestinations(int limit) {
+    return queries.heldDestinations(within(limit, 1000), DestinationHold::new);
+  }
+
+  /**
+   * How many events were published per destination within the last {@code window}, counted among
+   * the {@code rows} newest rows by append order (a window of the primary key, so the cost is the
+   * same whatever the table holds).
+   *
+   * @param window how far back to count, by the database clock
+   * @param rows how many of the newest rows to read (1 to 100,000)
+   */
+  public RecentThroughput recentThroughput(Duration window, int rows) {
+    if (window == null || window.isNegative() || window.isZero()) {
+      throw new IllegalArgumentException("window must be positive, was " + window);
+    }
+    return queries.recentThroughput(window, within(rows, 100_000), RecentThroughput::new);
+  }
+
+  /**
+   * A page of the DEAD events a filter matches, in table order, without headers and payloads. Read
+   * from the index of DEAD rows.
+   *
+   * @param filter which DEAD events; {@link DeadFilter#all()} for every one
+   * @param afterSeq 0 for the first page, else the {@link StoredEvent#seq()} of the last one seen
+   * @param limit page size (1 to 1000)
+   */
+  public List<StoredEvent> findDead(DeadFilter filter, long afterSeq, int limit) {
+    Objects.requireNonNull(filter, "filter");
+    return queries.findDead(filter, afterSeq, within(limit, 1000), StoredEvent::new);
+  }
+
+  /**
+   * {@return the stored event with this id, headers and payload included; empty if the table has
+   * none (never appended, or purged)}
+   *
+   * @param eventId the event's id
+   */
+  public Optional<StoredEvent> find(UUID eventId) {
+    return queries.find(Objects.requireNonNull(eventId, "eventId"), StoredEvent::new);
+  }
+
+  /**
+   * The events of one aggregate that are not finished (PENDING, IN_FLIGHT, DEAD), in append order,
+   * with headers: what stands between the aggregate and its next delivery. Read from the aggregate
+   * index. Finished events are read one at a time with {@link #find}.
+   *
+   * @param limit the most events to read (1 to 1000)
+   */
+  public List<StoredEvent> liveEventsOf(String aggregateType, String aggregateId, int limit) {
+    return queries.liveOfAggregate(
+        Objects.requireNonNull(aggregateType, "aggregateType"),
+        Objects.requireNonNull(aggregateId, "aggregateId"),
+        within(limit, 1000),
+        StoredEvent::new);
+  }
+
+  /**
+   * Sends DEAD events again, as {@link #replay} does, by their seqs, in one transaction: for
+   * replaying what {@link #findDead} found, a page at a time. Rows no longer DEAD are left alone.
+   *
+   * @param seqs the events' {@link StoredEvent#seq()}s (at most 10,000)
+   * @return how many went back to PENDING
+   */
+  public int replayDead(List<Long> seqs) {
+    return queries.replayDead(seqBatch(seqs));
+  }
+
+  /**
+   * Deletes DEAD events by their seqs, in one transaction. Rows no longer DEAD are left alone.
+   *
+   * @param seqs the events' {@link StoredEvent#seq()}s (at most 10,000)
+   * @return how many were deleted
+   */
+  public int discardDead(List<Long> seqs) {
+    return queries.discardDead(seqBatch(seqs));
+  }
+
+  /** {@return the database's clock now, which every time the relay compares is read by} */
+  public Instant databaseTime() {
+    return queries.databaseNow();
+  }
+
+  private static int within(int limit, int max) {
+    if (limit < 1 || limit > max) {
+      throw new IllegalArgumentException("limit must be between 1 and " + max + ", was " + limit);
+    }
+    return limit;
+  }
+
+  private static List<Long> seqBatch(List<Long> seqs) {
+    Objects.requireNonNull(seqs, "seqs");
+    if (seqs.size() > 10_000) {
+      throw new IllegalArgumentException(
+          "at most 10,000 seqs per call (one transaction), was " + seqs.size());
+    }
+    List<Long> copy = new java.util.ArrayList<>(seqs.size());
+    for (Long seq : seqs) {
+      copy.add(Objects.requireNonNull(seq, "seqs contains null"));
+    }
+    return copy;
   }
 
   /**

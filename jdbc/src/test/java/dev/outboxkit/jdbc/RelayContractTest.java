@@ -377,6 +377,42 @@ class RelayContractTest extends RelayDatabaseTest {
     }
   }
 
+  /** The hold note is how an operator's view knows a destination is down, and since when. */
+  @Test
+  void events_held_for_a_destination_down_show_since_when_to_the_admin() throws Exception {
+    List<OutboxEvent> events =
+        append(
+            3,
+            i ->
+                OutboxEvent.builder("Order", "h" + i, "OrderPlaced")
+                    .destination(i < 2 ? "crm" : "billing")
+                    .header("n", "0") // BatchRecorder reads it
+                    .payload("{}")
+                    .build());
+    BatchRecorder transport =
+        new BatchRecorder(
+            false,
+            m ->
+                m.event().destination().orElse("").equals("crm")
+                    ? SendResult.unavailable("HTTP 503", "crm")
+                    : SendResult.delivered());
+    Instant start = Instant.parse("2026-01-01T00:00:00Z");
+    try (OutboxRelay relay = relay(transport, "held").clock(new MutableClock(start)).build()) {
+      relay.drain();
+    }
+    List<DestinationHold> held = admin().heldDestinations(10);
+    assertThat(held).hasSize(1);
+    assertThat(held.get(0).destination()).contains("crm");
+    assertThat(held.get(0).events()).isEqualTo(2);
+    assertThat(held.get(0).since()).contains(start);
+    StoredEvent first = admin().find(events.get(0).id()).orElseThrow();
+    assertThat(first.status()).isEqualTo("PENDING");
+    assertThat(first.attempts()).as("a hold is not charged").isZero();
+    assertThat(first.destinationDownSince()).contains(start);
+    assertThat(first.lastError()).hasValueSatisfying(e -> assertThat(e).endsWith(": HTTP 503"));
+    assertThat(admin().find(events.get(2).id()).orElseThrow().status()).isEqualTo("PUBLISHED");
+  }
+
   /**
    * Records each batch's event numbers and answers per message; when it keeps order, it holds back
    * an aggregate's later events in the batch after one that was not delivered, as a Kafka or JMS

@@ -1,6 +1,7 @@
 package dev.outboxkit.jdbc.internal;
 
 import dev.outboxkit.jdbc.CancelOutcome;
+import dev.outboxkit.jdbc.DeadFilter;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxStorageException;
 import dev.outboxkit.jdbc.dialect.SqlDialect;
@@ -11,10 +12,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
@@ -57,6 +60,43 @@ public final class AdminQueries {
         int uncertainSends,
         String lastError,
         Instant occurredAt);
+  }
+
+  /** Builds the admin's value of one group of live rows from {@link Statements#LIVE_GROUPS}. */
+  @FunctionalInterface
+  public interface GroupRow<T> {
+    T of(
+        String destination,
+        String eventType,
+        String tenant,
+        EventStatus status,
+        long events,
+        long notDue,
+        Instant oldest);
+  }
+
+  /** Builds the admin's value of one relay holding leases from {@link Statements#LEASE_HOLDERS}. */
+  @FunctionalInterface
+  public interface HolderRow<T> {
+    T of(String owner, long events, Instant firstUntil, Instant lastUntil);
+  }
+
+  /** Builds the admin's value of one held destination from {@link Statements#HELD_DESTINATIONS}. */
+  @FunctionalInterface
+  public interface HoldRow<T> {
+    /**
+     * @param since null where the note does not say
+     */
+    T of(String destination, long events, Instant since, Instant heldUntil);
+  }
+
+  /** Builds the admin's throughput value. */
+  @FunctionalInterface
+  public interface ThroughputRow<T> {
+    /**
+     * @param published per destination, null for the default one
+     */
+    T of(Duration window, boolean complete, Map<String, Long> published);
   }
 
   private final DataSource ds;
@@ -245,6 +285,221 @@ public final class AdminQueries {
           .purge(retention, null, () -> false);
     } catch (SQLException e) {
       throw new OutboxStorageException("purge finished events", table.qualified(), e);
+    }
+  }
+
+  /** {@return up to {@code limit} groups of live rows, the largest first} */
+  public <T> List<T> backlog(int limit, GroupRow<T> row) {
+    return query(
+        "read the backlog",
+        (c, s) -> {
+          List<T> groups = new ArrayList<>();
+          try (Query q = Query.prepare(c, s, Statements.LIVE_GROUPS)) {
+            q.setInt("limit", limit);
+            try (ResultSet rs = q.executeQuery()) {
+              while (rs.next()) {
+                groups.add(
+                    row.of(
+                        rs.getString("destination"),
+                        rs.getString("event_type"),
+                        rs.getString("tenant"),
+                        EventStatus.valueOf(rs.getString("status")),
+                        rs.getLong("n"),
+                        rs.getLong("not_due"),
+                        s.dialect().getInstant(rs, "oldest")));
+              }
+            }
+          }
+          return groups;
+        });
+  }
+
+  /** {@return up to {@code limit} relays holding IN_FLIGHT rows, the busiest first} */
+  public <T> List<T> leaseHolders(int limit, HolderRow<T> row) {
+    return query(
+        "read the lease holders",
+        (c, s) -> {
+          List<T> holders = new ArrayList<>();
+          try (Query q = Query.prepare(c, s, Statements.LEASE_HOLDERS)) {
+            q.setInt("limit", limit);
+            try (ResultSet rs = q.executeQuery()) {
+              while (rs.next()) {
+                holders.add(
+                    row.of(
+                        rs.getString("lease_owner"),
+                        rs.getLong("n"),
+                        s.dialect().getInstant(rs, "first_until"),
+                        s.dialect().getInstant(rs, "last_until")));
+              }
+            }
+          }
+          return holders;
+        });
+  }
+
+  /** {@return up to {@code limit} destinations whose events are held back as down} */
+  public <T> List<T> heldDestinations(int limit, HoldRow<T> row) {
+    return query(
+        "read the held destinations",
+        (c, s) -> {
+          List<T> holds = new ArrayList<>();
+          try (Query q = Query.prepare(c, s, Statements.HELD_DESTINATIONS)) {
+            q.setString("note_prefix", HoldNote.PREFIX + "%").setInt("limit", limit);
+            try (ResultSet rs = q.executeQuery()) {
+              while (rs.next()) {
+                holds.add(
+                    row.of(
+                        rs.getString("destination"),
+                        rs.getLong("n"),
+                        HoldNote.since(rs.getString("first_note")),
+                        s.dialect().getInstant(rs, "held_until")));
+              }
+            }
+          }
+          return holds;
+        });
+  }
+
+  /** {@return the events published per destination within the window, among the newest rows} */
+  public <T> T recentThroughput(Duration window, int rows, ThroughputRow<T> row) {
+    return query(
+        "read the recent throughput",
+        (c, s) -> {
+          Instant now = databaseNow(c, s);
+          Instant from = now.minus(window);
+          Map<String, Long> published = new HashMap<>();
+          int read = 0;
+          boolean reachedBefore = false;
+          try (Query q = Query.prepare(c, s, Statements.NEWEST_ROWS)) {
+            q.setInt("limit", rows);
+            try (ResultSet rs = q.executeQuery()) {
+              while (rs.next()) {
+                read++;
+                Instant occurred = s.dialect().getInstant(rs, "occurred_at");
+                Instant finished = s.dialect().getInstant(rs, "published_at");
+                reachedBefore |= occurred != null && occurred.isBefore(from);
+                if ("PUBLISHED".equals(rs.getString("status"))
+                    && finished != null
+                    && !finished.isBefore(from)) {
+                  published.merge(rs.getString("destination"), 1L, Long::sum);
+                }
+              }
+            }
+          }
+          return row.of(window, read < rows || reachedBefore, published);
+        });
+  }
+
+  /** {@return up to {@code limit} DEAD rows after {@code afterSeq} that the filter matches} */
+  public <T> List<T> findDead(
+      DeadFilter filter, long afterSeq, int limit, Function<StoredRows.Row, T> row) {
+    return query(
+        "find DEAD events",
+        (c, s) -> {
+          List<T> page = new ArrayList<>();
+          try (Query q = Query.prepare(c, s, Statements.FIND_DEAD)) {
+            q.setLong("after", afterSeq)
+                .setInt("any_destination", filter.destination().isPresent() ? 0 : 1)
+                .setString("destination", filter.destination().orElse(""))
+                .setInt("any_event_type", filter.eventType().isPresent() ? 0 : 1)
+                .setString("event_type", filter.eventType().orElse(""))
+                .setInt("any_aggregate_type", filter.aggregateType().isPresent() ? 0 : 1)
+                .setString("aggregate_type", filter.aggregateType().orElse(""))
+                .setInt("any_aggregate_id", filter.aggregateId().isPresent() ? 0 : 1)
+                .setString("aggregate_id", filter.aggregateId().orElse(""))
+                .setInstant("dead_from", filter.diedFrom().orElse(EARLIEST))
+                .setInstant("dead_to", filter.diedBefore().orElse(LATEST))
+                .setInt("limit", limit);
+            try (ResultSet rs = q.executeQuery()) {
+              while (rs.next()) {
+                page.add(row.apply(StoredRows.read(rs, s.dialect(), false, false)));
+              }
+            }
+          }
+          return page;
+        });
+  }
+
+  /** Bounds of an open time range that every database's time column holds. */
+  private static final Instant EARLIEST = Instant.parse("1970-01-02T00:00:00Z");
+
+  private static final Instant LATEST = Instant.parse("9000-01-01T00:00:00Z");
+
+  /** {@return the row with this id, headers and payload included} */
+  public <T> Optional<T> find(UUID id, Function<StoredRows.Row, T> row) {
+    return query(
+        "find event " + id,
+        (c, s) -> {
+          try (Query q = Query.prepare(c, s, Statements.FIND_EVENT)) {
+            q.setUuid("id", id);
+            try (ResultSet rs = q.executeQuery()) {
+              return rs.next()
+                  ? Optional.of(row.apply(StoredRows.read(rs, s.dialect(), true, true)))
+                  : Optional.empty();
+            }
+          }
+        });
+  }
+
+  /** {@return up to {@code limit} unfinished rows of one aggregate, in order, with headers} */
+  public <T> List<T> liveOfAggregate(
+      String aggregateType, String aggregateId, int limit, Function<StoredRows.Row, T> row) {
+    return query(
+        "read the events of aggregate " + aggregateType + "/" + aggregateId,
+        (c, s) -> {
+          List<T> events = new ArrayList<>();
+          try (Query q = Query.prepare(c, s, Statements.LIVE_OF_AGGREGATE)) {
+            q.setString("aggregate_type", aggregateType)
+                .setString("aggregate_id", aggregateId)
+                .setInt("limit", limit);
+            try (ResultSet rs = q.executeQuery()) {
+              while (rs.next()) {
+                events.add(row.apply(StoredRows.read(rs, s.dialect(), true, false)));
+              }
+            }
+          }
+          return events;
+        });
+  }
+
+  /** {@return how many of these rows were DEAD and went back to PENDING} One transaction. */
+  public int replayDead(List<Long> seqs) {
+    return updateSeqs("replay DEAD events", Statements.REPLAY_DEAD_SEQS, seqs);
+  }
+
+  /** {@return how many of these rows were DEAD and were deleted} One transaction. */
+  public int discardDead(List<Long> seqs) {
+    return updateSeqs("discard DEAD events", Statements.DISCARD_DEAD_SEQS, seqs);
+  }
+
+  private int updateSeqs(String what, Statement statement, List<Long> seqs) {
+    if (seqs.isEmpty()) {
+      return 0;
+    }
+    return query(
+        what,
+        (c, s) -> {
+          int changed = 0;
+          for (int from = 0; from < seqs.size(); from += Query.MAX_LIST) {
+            List<Long> chunk = seqs.subList(from, Math.min(seqs.size(), from + Query.MAX_LIST));
+            try (Query q = Query.prepare(c, s, statement, chunk.size())) {
+              changed += q.setSeqs("seqs", chunk).executeUpdate();
+            }
+          }
+          return changed;
+        });
+  }
+
+  /** {@return the database's clock} */
+  public Instant databaseNow() {
+    return query("read the database clock", AdminQueries::databaseNow);
+  }
+
+  private static Instant databaseNow(Connection c, OutboxSql s) throws SQLException {
+    try (Query q = Query.prepare(c, s, Statements.DATABASE_NOW);
+        ResultSet rs = q.executeQuery()) {
+      rs.next();
+      return s.dialect().getInstant(rs, "db_now");
     }
   }
 

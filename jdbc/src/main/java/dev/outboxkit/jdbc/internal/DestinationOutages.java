@@ -39,6 +39,7 @@ final class DestinationOutages {
 
   private static final class State {
     int rounds;
+    Instant since;
     Instant lastMet;
   }
 
@@ -61,11 +62,12 @@ final class DestinationOutages {
         s == null || now.isAfter(s.lastMet.plus(pauses.cap(s.rounds).multipliedBy(2)));
     if (started) {
       s = new State();
+      s.since = now;
       down.put(scope, s);
     }
     s.rounds++;
     s.lastMet = now;
-    return new Trip(pauses.cap(s.rounds), started);
+    return new Trip(pauses.cap(s.rounds), s.since, started);
   }
 
   /** How one round's answer about a destination is handled. */
@@ -80,11 +82,15 @@ final class DestinationOutages {
      */
     final Duration hold;
 
+    /** When this relay first met the outage. */
+    final Instant since;
+
     /** True when this round is the first to meet the destination down (worth a WARN). */
     final boolean started;
 
-    Trip(Duration cap, boolean started) {
+    Trip(Duration cap, Instant since, boolean started) {
       this.cap = cap;
+      this.since = since;
       this.hold = cap.dividedBy(2).plusNanos((long) (cap.toNanos() / 2.0 * random.getAsDouble()));
       this.started = started;
     }

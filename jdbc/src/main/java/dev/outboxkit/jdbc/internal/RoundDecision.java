@@ -320,7 +320,7 @@ final class RoundDecision {
       // destination and round: its events come back together, and are recorded by one statement
       // instead of one each.
       DestinationOutages.Trip trip = v.downThisRound.computeIfAbsent(scope, destinations::trip);
-      v.acks.add(Ack.hold(c.seq(), Micros.of(trip.hold), reason(r)));
+      v.acks.add(Ack.hold(c.seq(), Micros.of(trip.hold), HoldNote.of(trip.since, reason(r))));
       v.heldPerDestination.merge(scope, 1, Integer::sum);
       v.answered = true;
       return;

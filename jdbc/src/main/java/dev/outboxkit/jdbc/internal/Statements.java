@@ -140,6 +140,64 @@ final class Statements {
   /** Deletes one DEAD event. */
   public static final Statement DISCARD_DEAD = Statement.always("discardDead", "id");
 
+  /** Live rows grouped for the operator's overview. */
+  public static final Statement LIVE_GROUPS =
+      Statement.always("liveGroups", "limit")
+          .columns("destination", "event_type", "tenant", "status", "n", "oldest", "not_due");
+
+  /** The relays holding IN_FLIGHT rows. */
+  public static final Statement LEASE_HOLDERS =
+      Statement.always("leaseHolders", "limit")
+          .columns("lease_owner", "n", "first_until", "last_until");
+
+  /** Destinations whose events are held back as down. */
+  public static final Statement HELD_DESTINATIONS =
+      Statement.always("heldDestinations", "note_prefix", "limit")
+          .columns("destination", "n", "first_note", "held_until");
+
+  /** The newest rows by seq, for recent throughput. */
+  public static final Statement NEWEST_ROWS =
+      Statement.always("newestRows", "limit")
+          .columns("seq", "destination", "status", "occurred_at", "published_at");
+
+  /** A page of DEAD rows matching a filter. */
+  public static final Statement FIND_DEAD =
+      Statement.always(
+              "findDead",
+              "after",
+              "any_destination",
+              "destination",
+              "any_event_type",
+              "event_type",
+              "any_aggregate_type",
+              "aggregate_type",
+              "any_aggregate_id",
+              "aggregate_id",
+              "dead_from",
+              "dead_to",
+              "limit")
+          .columns(StoredRows.SUMMARY);
+
+  /** One event by id, with headers and payload. */
+  public static final Statement FIND_EVENT =
+      Statement.always("findEvent", "id").columns(StoredRows.SUMMARY, "headers", "payload");
+
+  /** An aggregate's unfinished rows in order, with headers. */
+  public static final Statement LIVE_OF_AGGREGATE =
+      Statement.always("liveOfAggregate", "aggregate_type", "aggregate_id", "limit")
+          .columns(StoredRows.SUMMARY, "headers");
+
+  /** DEAD rows, by seq, back to PENDING. */
+  public static final Statement REPLAY_DEAD_SEQS =
+      Statement.always("replayDeadSeqs", "seqs").list("seqs");
+
+  /** Deletes DEAD rows by seq. */
+  public static final Statement DISCARD_DEAD_SEQS =
+      Statement.always("discardDeadSeqs", "seqs").list("seqs");
+
+  /** The database's clock. */
+  public static final Statement DATABASE_NOW = Statement.always("databaseNow").columns("db_now");
+
   /** A window of the primary key for retention: each row's seq and whether it is past it. */
   public static final Statement RETENTION_WINDOW =
       Statement.always(
@@ -321,6 +379,16 @@ final class Statements {
           REPLAY_DEAD,
           REPLAY_ALL_DEAD,
           DISCARD_DEAD,
+          LIVE_GROUPS,
+          LEASE_HOLDERS,
+          HELD_DESTINATIONS,
+          NEWEST_ROWS,
+          FIND_DEAD,
+          FIND_EVENT,
+          LIVE_OF_AGGREGATE,
+          REPLAY_DEAD_SEQS,
+          DISCARD_DEAD_SEQS,
+          DATABASE_NOW,
           RETENTION_WINDOW,
           PURGE_RETAINED,
           INBOX_INSERT,

@@ -213,6 +213,91 @@ UPDATE {table}
        published_at = NULL
  WHERE status = 'DEAD'
 
+-- The operator's views (OutboxAdmin's inspection methods, the console). Each reads live rows
+-- through the indexes that hold them, or a bounded window of the primary key, never the PUBLISHED
+-- history. Flags (:any_*) are 1 to match any value, so no parameter is ever a typed NULL.
+-- name: liveGroups
+SELECT destination, event_type, tenant, status, COUNT(*) AS n, MIN(occurred_at) AS oldest,
+       SUM(CASE WHEN available_at > {now} THEN 1 ELSE 0 END) AS not_due
+  FROM {table}
+ WHERE status IN ('PENDING', 'IN_FLIGHT')
+ GROUP BY destination, event_type, tenant, status
+ ORDER BY COUNT(*) DESC, destination, event_type, tenant, status
+ {rows :limit}
+
+-- name: leaseHolders
+SELECT lease_owner, COUNT(*) AS n, MIN(lease_until) AS first_until, MAX(lease_until) AS last_until
+  FROM {table}
+ WHERE status = 'IN_FLIGHT'
+ GROUP BY lease_owner
+ ORDER BY COUNT(*) DESC, lease_owner
+ {rows :limit}
+
+-- Events a relay held back because their destination answered that it was down: their note starts
+-- with :note_prefix and names when that relay first met the outage. A hold that has run out still
+-- counts until a relay sends the event again: the destination has not been seen up since.
+-- name: heldDestinations
+SELECT destination, COUNT(*) AS n, MIN(last_error) AS first_note, MAX(available_at) AS held_until
+  FROM {table}
+ WHERE status = 'PENDING' AND last_error LIKE :note_prefix
+ GROUP BY destination
+ ORDER BY destination
+ {rows :limit}
+
+-- The newest rows by seq, for the recent throughput: a window of the primary key.
+-- name: newestRows
+SELECT seq, destination, status, occurred_at, published_at
+  FROM {table}
+ ORDER BY seq DESC
+ {rows :limit}
+
+-- name: findDead
+SELECT seq, id, aggregate_type, aggregate_id, event_type, schema_version, destination, tenant,
+       content_type, occurred_at, available_at, expires_at, status, attempts, uncertain_sends,
+       lease_losses, last_error, published_at, lease_owner, lease_until, aggregate_version,
+       supersede_key, priority
+  FROM {table}
+ WHERE status = 'DEAD' AND seq > :after
+   AND (:any_destination = 1 OR destination = :destination)
+   AND (:any_event_type = 1 OR event_type = :event_type)
+   AND (:any_aggregate_type = 1 OR aggregate_type = :aggregate_type)
+   AND (:any_aggregate_id = 1 OR aggregate_id = :aggregate_id)
+   AND published_at >= :dead_from AND published_at < :dead_to
+ ORDER BY seq
+ {rows :limit}
+
+-- name: findEvent
+SELECT seq, id, aggregate_type, aggregate_id, event_type, schema_version, destination, tenant,
+       content_type, occurred_at, available_at, expires_at, status, attempts, uncertain_sends,
+       lease_losses, last_error, published_at, lease_owner, lease_until, aggregate_version,
+       supersede_key, priority, headers, payload
+  FROM {table}
+ WHERE id = :id
+
+-- The events of one aggregate that are not finished, in order: the aggregate index holds them.
+-- name: liveOfAggregate
+SELECT seq, id, aggregate_type, aggregate_id, event_type, schema_version, destination, tenant,
+       content_type, occurred_at, available_at, expires_at, status, attempts, uncertain_sends,
+       lease_losses, last_error, published_at, lease_owner, lease_until, aggregate_version,
+       supersede_key, priority, headers
+  FROM {table}
+ WHERE aggregate_type = :aggregate_type AND aggregate_id = :aggregate_id
+   AND status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
+ ORDER BY seq
+ {rows :limit}
+
+-- name: replayDeadSeqs
+UPDATE {table}
+   SET status = 'PENDING', attempts = 0, lease_losses = 0, available_at = {now}, last_error = NULL,
+       published_at = NULL
+ WHERE status = 'DEAD' AND seq IN (:seqs)
+
+-- name: discardDeadSeqs
+DELETE FROM {table} WHERE status = 'DEAD' AND seq IN (:seqs)
+
+-- name: databaseNow
+SELECT {now} AS db_now {from_one_row}
+
 -- A run: an aggregate's PENDING events after its head (which this claim holds), up to the first
 -- IN_FLIGHT or DEAD one; the caller stops at the first that is not due. A non-locking read: no
 -- other relay can claim these rows while the head is held, since each is blocked by the head.

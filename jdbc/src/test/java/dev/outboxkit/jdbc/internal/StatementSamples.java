@@ -39,6 +39,10 @@ public final class StatementSamples {
         case "finished_on":
         case "dead_on":
         case "schema_version":
+        case "any_destination":
+        case "any_event_type":
+        case "any_aggregate_type":
+        case "any_aggregate_id":
           q.setInt(p, 1);
           break;
         case "id":
@@ -50,6 +54,8 @@ public final class StatementSamples {
           break;
         case "occurred_at":
         case "expires_at":
+        case "dead_from":
+        case "dead_to":
           q.setInstant(p, Instant.parse("2026-03-04T05:06:07Z"));
           break;
         case "delay":
