@@ -10,6 +10,8 @@ public interface ConsoleCaller {
   /**
    * {@return whether the server puts the caller in this role} In a servlet container, {@code
    * HttpServletRequest.isUserInRole}; standalone, the roles of the users file.
+   *
+   * @param role the role's name
    */
   boolean isInRole(String role);
 }

@@ -15,10 +15,18 @@ public interface ConsoleExchange extends ConsoleCaller {
   /** {@return the path below where the console is mounted, starting with {@code /}} */
   String path();
 
-  /** {@return the first value of a parameter, or null} */
+  /**
+   * {@return the first value of a parameter, or null}
+   *
+   * @param name the parameter's name
+   */
   String parameter(String name);
 
-  /** {@return the first value of a request header, or null} */
+  /**
+   * {@return the first value of a request header, or null}
+   *
+   * @param name the header's name
+   */
   String header(String name);
 
   /**
@@ -33,6 +41,13 @@ public interface ConsoleExchange extends ConsoleCaller {
    */
   String mountPath();
 
-  /** Sends the response; called once. */
+  /**
+   * Sends the response; called once.
+   *
+   * @param status the HTTP status
+   * @param headers the response headers
+   * @param body the body, sent as is
+   * @throws IOException if it cannot be sent
+   */
   void respond(int status, Map<String, String> headers, byte[] body) throws IOException;
 }

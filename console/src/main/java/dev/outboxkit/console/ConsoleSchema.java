@@ -24,6 +24,7 @@ public final class ConsoleSchema {
    * Creates the audit table and its index if they do not exist, in the connection's current
    * transaction mode. Idempotent.
    *
+   * @param connection a connection to the database of the outbox table
    * @throws SQLException if the database refuses, or is not one the DDL is shipped for
    */
   public static void create(Connection connection) throws SQLException {

@@ -141,7 +141,7 @@ final class Html {
       return s / 3600 + " h " + (s % 3600) / 60 + " min";
     }
     if (s >= 60) {
-      return s / 60 + " min " + s % 60 + " s";
+      return s / 60 + " min" + (s % 60 == 0 ? "" : " " + s % 60 + " s");
     }
     if (s >= 1) {
       return s + " s";

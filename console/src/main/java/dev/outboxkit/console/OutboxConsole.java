@@ -54,6 +54,7 @@ public final class OutboxConsole {
    * Answers one request. Errors of the database are answered with 503 and a page saying what
    * failed; they are never thrown.
    *
+   * @param exchange the request and where to answer it
    * @throws IOException if the response cannot be written
    */
   public void handle(ConsoleExchange exchange) throws IOException {
@@ -72,13 +73,19 @@ public final class OutboxConsole {
       this.dataSource = dataSource;
     }
 
-    /** {@return this builder} @param access who may look, operate and see payloads */
+    /**
+     * @param access who may look, operate and see payloads
+     * @return this builder
+     */
     public Builder access(ConsoleAccess access) {
       this.access = Objects.requireNonNull(access, "access");
       return this;
     }
 
-    /** {@return this builder} @param table the outbox table, if not {@code outbox_event} */
+    /**
+     * @param table the outbox table, if not {@code outbox_event}
+     * @return this builder
+     */
     public Builder table(String table) {
       this.table = Objects.requireNonNull(table, "table");
       return this;

@@ -119,37 +119,55 @@ public final class DeadFilter {
 
     private Builder() {}
 
-    /** {@return this builder} @param destination events sent to this destination */
+    /**
+     * @param destination events sent to this destination
+     * @return this builder
+     */
     public Builder destination(String destination) {
       this.destination = destination;
       return this;
     }
 
-    /** {@return this builder} @param eventType events of this type */
+    /**
+     * @param eventType events of this type
+     * @return this builder
+     */
     public Builder eventType(String eventType) {
       this.eventType = eventType;
       return this;
     }
 
-    /** {@return this builder} @param aggregateType events of aggregates of this type */
+    /**
+     * @param aggregateType events of aggregates of this type
+     * @return this builder
+     */
     public Builder aggregateType(String aggregateType) {
       this.aggregateType = aggregateType;
       return this;
     }
 
-    /** {@return this builder} @param aggregateId events of aggregates with this id */
+    /**
+     * @param aggregateId events of aggregates with this id
+     * @return this builder
+     */
     public Builder aggregateId(String aggregateId) {
       this.aggregateId = aggregateId;
       return this;
     }
 
-    /** {@return this builder} @param from events that died at or after this time */
+    /**
+     * @param from events that died at or after this time
+     * @return this builder
+     */
     public Builder diedFrom(Instant from) {
       this.diedFrom = from;
       return this;
     }
 
-    /** {@return this builder} @param before events that died before this time */
+    /**
+     * @param before events that died before this time
+     * @return this builder
+     */
     public Builder diedBefore(Instant before) {
       this.diedBefore = before;
       return this;

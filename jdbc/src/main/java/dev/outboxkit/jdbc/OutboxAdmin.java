@@ -124,6 +124,7 @@ public final class OutboxAdmin {
    * backlog, never with the PUBLISHED history.
    *
    * @param limit the most groups to read (1 to 10,000)
+   * @return the groups, the largest first
    */
   public List<BacklogGroup> backlog(int limit) {
     return queries.backlog(within(limit, 10_000), BacklogGroup::new);
@@ -134,6 +135,7 @@ public final class OutboxAdmin {
    * far their leases reach. An idle relay holds nothing and is not listed.
    *
    * @param limit the most relays to read (1 to 1000)
+   * @return the relays, the busiest first
    */
   public List<LeaseHolder> leaseHolders(int limit) {
     return queries.leaseHolders(within(limit, 1000), LeaseHolder::new);
@@ -144,6 +146,7 @@ public final class OutboxAdmin {
    * down ({@code SendResult.unavailable} with a scope), with how many events wait and since when.
    *
    * @param limit the most destinations to read (1 to 1000)
+   * @return the destinations, by name
    */
   public List<DestinationHold> heldDestinations(int limit) {
     return queries.heldDestinations(within(limit, 1000), DestinationHold::new);
@@ -156,6 +159,7 @@ public final class OutboxAdmin {
    *
    * @param window how far back to count, by the database clock
    * @param rows how many of the newest rows to read (1 to 100,000)
+   * @return the counts per destination
    */
   public RecentThroughput recentThroughput(Duration window, int rows) {
     if (window == null || window.isNegative() || window.isZero()) {
@@ -171,6 +175,7 @@ public final class OutboxAdmin {
    * @param filter which DEAD events; {@link DeadFilter#all()} for every one
    * @param afterSeq 0 for the first page, else the {@link StoredEvent#seq()} of the last one seen
    * @param limit page size (1 to 1000)
+   * @return up to {@code limit} matching DEAD events with a larger seq; empty after the last page
    */
   public List<StoredEvent> findDead(DeadFilter filter, long afterSeq, int limit) {
     Objects.requireNonNull(filter, "filter");
@@ -192,7 +197,10 @@ public final class OutboxAdmin {
    * with headers: what stands between the aggregate and its next delivery. Read from the aggregate
    * index. Finished events are read one at a time with {@link #find}.
    *
+   * @param aggregateType the aggregate's type
+   * @param aggregateId the aggregate's id
    * @param limit the most events to read (1 to 1000)
+   * @return the events, in append order
    */
   public List<StoredEvent> liveEventsOf(String aggregateType, String aggregateId, int limit) {
     return queries.liveOfAggregate(

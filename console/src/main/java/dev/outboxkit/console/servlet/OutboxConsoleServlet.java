@@ -44,7 +44,11 @@ public class OutboxConsoleServlet extends HttpServlet {
   /** For {@code web.xml}: configured by init parameters. */
   public OutboxConsoleServlet() {}
 
-  /** For registration in code: {@code context.addServlet("outbox-console", new ...(console))}. */
+  /**
+   * For registration in code: {@code context.addServlet("outbox-console", new ...(console))}.
+   *
+   * @param console the console to serve
+   */
   public OutboxConsoleServlet(OutboxConsole console) {
     this.console = console;
   }

@@ -84,6 +84,7 @@ public final class StandaloneConsole implements AutoCloseable {
    * @param usersFile lines of {@code name:roles:hash}
    * @param address where to listen; port 0 for any free one
    * @param table the outbox table, or null for {@code outbox_event}
+   * @throws IOException if the users file cannot be read or the address cannot be bound
    */
   public static StandaloneConsole start(
       DataSource dataSource, Path usersFile, InetSocketAddress address, String table)
@@ -94,6 +95,8 @@ public final class StandaloneConsole implements AutoCloseable {
   /**
    * {@return the line to put after {@code name:roles:} in the users file for this password} Salted
    * PBKDF2 with HMAC-SHA256, as {@code --hash-password} prints it.
+   *
+   * @param password the password
    */
   public static String hashPassword(char[] password) {
     return Users.hash(password);
@@ -305,6 +308,7 @@ public final class StandaloneConsole implements AutoCloseable {
    *
    * @param args {@code --jdbc-url}, {@code --users}, {@code --port}, {@code --bind}, {@code
    *     --table}; or {@code --hash-password}
+   * @throws Exception if the options are wrong or the console cannot start
    */
   public static void main(String[] args) throws Exception {
     Map<String, String> opts = new HashMap<>();

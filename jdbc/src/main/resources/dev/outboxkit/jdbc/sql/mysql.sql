@@ -119,6 +119,26 @@ SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, uncertain_se
  ORDER BY seq
  LIMIT :limit
 
+-- The common statement with the primary-key hint, and status LIKE 'DEAD' (no wildcard: the same
+-- rows) in place of status = 'DEAD'. With the equality, a first page ties the range on
+-- (status, seq) with a lookup on the claim index, which MySQL prefers: it then reads every DEAD
+-- row and sorts them for each page. LIKE allows no lookup, only the range on (status, seq), whose
+-- order is ORDER BY status, seq: the page comes out in order and the read stops at the limit.
+-- name: findDead
+SELECT seq, id, aggregate_type, aggregate_id, event_type, schema_version, destination, tenant,
+       content_type, occurred_at, available_at, expires_at, status, attempts, uncertain_sends,
+       lease_losses, last_error, published_at, lease_owner, lease_until, aggregate_version,
+       supersede_key, priority
+  FROM {table} IGNORE INDEX FOR ORDER BY (PRIMARY)
+ WHERE status LIKE 'DEAD' AND seq > :after
+   AND (:any_destination = 1 OR destination = :destination)
+   AND (:any_event_type = 1 OR event_type = :event_type)
+   AND (:any_aggregate_type = 1 OR aggregate_type = :aggregate_type)
+   AND (:any_aggregate_id = 1 OR aggregate_id = :aggregate_id)
+   AND published_at >= :dead_from AND published_at < :dead_to
+ ORDER BY status, seq
+ LIMIT :limit
+
 -- IGNORE also downgrades other errors to warnings; Inbox validates its inputs first, so only
 -- the duplicate key is left to ignore.
 -- name: inboxInsert
