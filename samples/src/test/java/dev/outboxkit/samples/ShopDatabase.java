@@ -1,5 +1,6 @@
 package dev.outboxkit.samples;
 
+import dev.outboxkit.console.ConsoleSchema;
 import dev.outboxkit.jdbc.OutboxSchema;
 import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.FreshDatabase;
@@ -39,6 +40,7 @@ public final class ShopDatabase {
               + " quantity INT NOT NULL)");
       s.execute("CREATE TABLE stock (sku VARCHAR(36) PRIMARY KEY, available INT NOT NULL)");
       OutboxSchema.create(c);
+      ConsoleSchema.create(c);
     }
   }
 }

@@ -80,6 +80,11 @@ abstract class TomcatServletSampleContractTest extends ServletSampleContract {
     webapp.addParameter(OutboxRelayListener.SHUTDOWN_TIMEOUT_PARAM, "PT1S");
     // The container's pool, as context.xml's <Resource name="jdbc/orders" ...> declares it.
     webapp.getNamingResources().addResource(poolResource());
+    // The console's users, in embedded Tomcat's default realm (web.xml's login-config asks BASIC).
+    for (String[] u : CONSOLE_USERS) {
+      tomcat.addUser(u[0], u[1]);
+      tomcat.addRole(u[0], u[2]);
+    }
     tomcat.start();
     assertThat(webapp.getState()).as("web app deployed").isEqualTo(LifecycleState.STARTED);
     containerPool =

@@ -2,6 +2,7 @@ package dev.outboxkit.samples.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.samples.ShopChecks;
 import dev.outboxkit.samples.ShopDatabase;
@@ -15,16 +16,19 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
@@ -46,6 +50,13 @@ abstract class ServletSampleContract {
   static final Duration PATIENCE = Duration.ofSeconds(20);
 
   static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+  /** The console's users, which each container's realm has: name, password, role. */
+  static final String[][] CONSOLE_USERS = {
+    {"ops-viewer", "viewer-pw-1", "outbox-viewer"},
+    {"ops-operator", "operator-pw-1", "outbox-operator"},
+    {"shop-clerk", "clerk-pw-1", "shop-clerk"}
+  };
 
   @RegisterExtension final FreshDatabase database = ShopDatabase.fresh(this::flavor);
 
@@ -160,6 +171,85 @@ abstract class ServletSampleContract {
     undeploy();
 
     assertThat(outboxkitMBeans()).as("MBeans left by the undeployed app").isEmpty();
+  }
+
+  /**
+   * The console mounted by web.xml at /shop/outbox/, behind the container's realm: nothing without
+   * signing in or for a user of another role, a viewer sees the backlog and cannot replay, an
+   * operator replays a DEAD event after a dry run and the audit row records it.
+   */
+  @Test
+  void the_operator_console_is_served_behind_the_containers_realm() throws Exception {
+    assertThat(post("o-1", "tea", 1).statusCode()).isEqualTo(201);
+    ShopChecks.assertPublished(db, receiver, List.of("o-1"), PATIENCE);
+    try (Connection c = db.connect();
+        Statement s = c.createStatement()) {
+      s.executeUpdate(
+          "UPDATE outbox_event SET status = 'DEAD', last_error = 'HTTP 503 from crm',"
+              + " attempts = 3");
+    }
+    URI console = orders.resolve("outbox/");
+    assertThat(console(console, null, "GET", null).statusCode()).isEqualTo(401);
+    assertThat(console(console, CONSOLE_USERS[2], "GET", null).statusCode()).isEqualTo(403);
+    HttpResponse<String> overview = console(console, CONSOLE_USERS[0], "GET", null);
+    assertThat(overview.statusCode()).isEqualTo(200);
+    assertThat(overview.body())
+        .contains("<td id=\"dead\">1</td>", "href=\"/shop/outbox/failures\"");
+    assertThat(overview.headers().firstValue("Content-Security-Policy")).isPresent();
+
+    String viewerToken = token(console, CONSOLE_USERS[0]);
+    String replay = "reason=HTTP+503+from+crm&confirm=yes&expected=1&csrf=";
+    assertThat(
+            console(console.resolve("replay"), CONSOLE_USERS[0], "POST", replay + viewerToken)
+                .statusCode())
+        .as("a viewer may not replay")
+        .isEqualTo(403);
+    String operatorToken = token(console, CONSOLE_USERS[1]);
+    HttpResponse<String> dryRun =
+        console(
+            console.resolve("replay"),
+            CONSOLE_USERS[1],
+            "POST",
+            "reason=HTTP+503+from+crm&csrf=" + operatorToken);
+    assertThat(dryRun.body()).contains("<strong id=\"dry-run-rows\">1</strong>");
+    assertThat(
+            console(console.resolve("replay"), CONSOLE_USERS[1], "POST", replay + operatorToken)
+                .statusCode())
+        .isEqualTo(303);
+    Await.until(
+        () -> admin().count(EventStatus.PUBLISHED) == 1, PATIENCE, "the replayed event sent again");
+    assertThat(
+            count(
+                "SELECT COUNT(*) FROM outbox_console_audit WHERE actor = 'ops-operator'"
+                    + " AND operation = 'replay' AND dry_run_rows = 1 AND changed_rows = 1"))
+        .isEqualTo(1);
+  }
+
+  /** A request to the console, signed in as {@code user} (name, password) or not at all. */
+  private HttpResponse<String> console(URI uri, String[] user, String method, String form)
+      throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20));
+    if (user != null) {
+      b.header(
+          "Authorization",
+          "Basic "
+              + Base64.getEncoder()
+                  .encodeToString((user[0] + ":" + user[1]).getBytes(StandardCharsets.UTF_8)));
+    }
+    if ("POST".equals(method)) {
+      b.header("Content-Type", "application/x-www-form-urlencoded")
+          .header("Origin", uri.getScheme() + "://" + uri.getRawAuthority())
+          .POST(HttpRequest.BodyPublishers.ofString(form));
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private String token(URI console, String[] user) throws Exception {
+    Matcher m =
+        Pattern.compile("\"csrfToken\":\"([^\"]+)\"")
+            .matcher(console(console.resolve("api/overview"), user, "GET", null).body());
+    assertThat(m.find()).as("csrfToken in api/overview").isTrue();
+    return m.group(1);
   }
 
   private HttpResponse<String> scrape() {

@@ -14,8 +14,11 @@ import org.eclipse.jetty.ee10.plus.webapp.EnvConfiguration;
 import org.eclipse.jetty.ee10.plus.webapp.PlusConfiguration;
 import org.eclipse.jetty.ee10.webapp.WebAppContext;
 import org.eclipse.jetty.plus.jndi.Resource;
+import org.eclipse.jetty.security.HashLoginService;
+import org.eclipse.jetty.security.UserStore;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.security.Credential;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,6 +54,14 @@ abstract class ServletSampleContractTest extends ServletSampleContract {
     // The container's pool, bound as the resource that web.xml's resource-ref jdbc/orders names.
     containerPool = db.newDataSource(8);
     new Resource(webapp, "jdbc/orders", containerPool);
+    // The container's realm, which web.xml's login-config names: the console's users.
+    HashLoginService realm = new HashLoginService("OutboxKit console");
+    UserStore users = new UserStore();
+    for (String[] u : CONSOLE_USERS) {
+      users.addUser(u[0], Credential.getCredential(u[1]), new String[] {u[2]});
+    }
+    realm.setUserStore(users);
+    server.addBean(realm);
     server.setHandler(webapp);
     server.start();
     assertThat(webapp.isAvailable()).as("web app deployed").isTrue();

@@ -161,17 +161,17 @@ abstract class TomcatDistributionServletSampleTest extends ServletSampleContract
             "<Connector port=\"" + port + "\" address=\"127.0.0.1\" protocol=\"HTTP/1.1\"");
     assertThat(xml).contains("port=\"" + port + "\"").contains("port=\"" + shutdownPort + "\"");
     Files.writeString(server, xml);
+    // The deployer, and the console's users in the realm web.xml's login-config names.
+    StringBuilder entries = new StringBuilder();
+    entries.append("<user username=\"" + DEPLOYER + "\" password=\"" + DEPLOYER_PASSWORD);
+    entries.append("\" roles=\"manager-script\"/>\n");
+    for (String[] u : CONSOLE_USERS) {
+      entries.append("<user username=\"" + u[0] + "\" password=\"" + u[1]);
+      entries.append("\" roles=\"" + u[2] + "\"/>\n");
+    }
     Path users = home.resolve("conf/tomcat-users.xml");
     Files.writeString(
-        users,
-        Files.readString(users)
-            .replace(
-                "</tomcat-users>",
-                "<user username=\""
-                    + DEPLOYER
-                    + "\" password=\""
-                    + DEPLOYER_PASSWORD
-                    + "\" roles=\"manager-script\"/>\n</tomcat-users>"));
+        users, Files.readString(users).replace("</tomcat-users>", entries + "</tomcat-users>"));
   }
 
   private void copyDriverIntoLib() throws Exception {
