@@ -38,6 +38,7 @@ public final class Bench {
           new BrokersScenario(),
           new LatencyScenario(),
           new ScaleOutScenario(),
+          new ConsoleScenario(),
           new MemoryScenario());
 
   private Bench() {}

@@ -1,6 +1,5 @@
 package dev.outboxkit.console;
 
-import dev.outboxkit.jdbc.DestinationHold;
 import dev.outboxkit.jdbc.LeaseHolder;
 import dev.outboxkit.jdbc.OutboxSnapshot;
 import dev.outboxkit.jdbc.StoredEvent;
@@ -26,10 +25,12 @@ final class ApiViews {
     j.field("publishedRecently", o.throughput.published());
     j.field("publishedWindowSeconds", Overview.THROUGHPUT_WINDOW.getSeconds());
     j.field("publishedCountComplete", o.throughput.complete());
+    j.field("sampled", o.sampled).field("sampleIsWholeBacklog", o.exact());
     j.array("destinations");
     for (Overview.Backlog b : o.byDestination) {
       Duration drain = o.drainTime(b);
-      backlog(j.begin(), b).field("publishedPerMinute", o.throughput.perMinute(b.key));
+      backlog(j.begin(), b).field("pendingEstimate", o.pendingOf(b));
+      j.field("held", b.held).field("publishedPerMinute", o.throughput.perMinute(b.key));
       j.number("estimatedDrainSeconds", drain == null ? null : drain.getSeconds());
       j.end();
     }
@@ -42,9 +43,9 @@ final class ApiViews {
       backlog(j.begin(), b).end();
     }
     j.endArray().array("heldDestinations");
-    for (DestinationHold d : o.held) {
-      j.begin().field("destination", d.destination()).field("events", d.events());
-      j.field("since", d.since().orElse(null)).field("heldUntil", d.heldUntil()).end();
+    for (Overview.Backlog d : o.held) {
+      j.begin().field("destination", d.key).field("events", d.held);
+      j.field("since", d.heldSince).field("heldUntil", d.heldUntil).end();
     }
     j.endArray().array("relays");
     for (LeaseHolder l : o.relays) {
@@ -58,7 +59,6 @@ final class ApiViews {
   private static Json backlog(Json j, Overview.Backlog b) {
     return j.field("key", b.key)
         .field("pending", b.pending)
-        .field("inFlight", b.inFlight)
         .field("notDue", b.notDue)
         .field("oldest", b.oldest);
   }

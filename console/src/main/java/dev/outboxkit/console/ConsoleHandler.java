@@ -104,7 +104,7 @@ final class ConsoleHandler {
         json(ex, 200, api.failures(new FailureGroups(admin, selection(ex))));
         return;
       case "/failures/group":
-        html(ex, pages.failureGroup(selection(ex), admin.findDead(selection(ex).filter, 0, 100)));
+        html(ex, pages.failureGroup(selection(ex), admin.listDead(selection(ex).filter, 0, 100)));
         return;
       case "/aggregates":
         html(

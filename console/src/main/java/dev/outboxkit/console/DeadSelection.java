@@ -1,11 +1,12 @@
 package dev.outboxkit.console;
 
+import dev.outboxkit.jdbc.DeadEvent;
 import dev.outboxkit.jdbc.DeadFilter;
 import dev.outboxkit.jdbc.OutboxAdmin;
-import dev.outboxkit.jdbc.StoredEvent;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -90,8 +91,18 @@ final class DeadSelection {
     return s.toString();
   }
 
-  boolean matches(StoredEvent e) {
-    return reason == null || reason.equals(Reasons.group(e.lastError().orElse(null)));
+  boolean matches(DeadEvent e, Map<String, String> folded) {
+    return reason == null || reason.equals(reasonOf(e, folded));
+  }
+
+  /**
+   * {@return the folded reason of an event's error}
+   *
+   * @param folded the errors folded so far, each distinct text folded once
+   */
+  String reasonOf(DeadEvent e, Map<String, String> folded) {
+    String error = e.lastError();
+    return error == null ? Reasons.group(null) : folded.computeIfAbsent(error, Reasons::group);
   }
 
   /** What a dry run found. */
@@ -101,7 +112,7 @@ final class DeadSelection {
 
     static final int SHOWN_AGGREGATES = 20;
 
-    void add(StoredEvent e) {
+    void add(DeadEvent e) {
       rows++;
       aggregates.add(e.aggregateType() + "/" + e.aggregateId());
     }
@@ -121,11 +132,12 @@ final class DeadSelection {
   /** {@return how many DEAD rows the selection holds now, and of which aggregates} */
   Count count(OutboxAdmin admin) {
     Count count = new Count();
+    Map<String, String> folded = new HashMap<>();
     long after = 0;
     while (true) {
-      List<StoredEvent> page = admin.findDead(filter, after, PAGE);
-      for (StoredEvent e : page) {
-        if (matches(e)) {
+      List<DeadEvent> page = admin.listDead(filter, after, PAGE);
+      for (DeadEvent e : page) {
+        if (matches(e, folded)) {
           count.add(e);
         }
       }
@@ -145,12 +157,13 @@ final class DeadSelection {
   /** {@return how many rows the change changed} One transaction per page. */
   long apply(OutboxAdmin admin, Change change) {
     long changed = 0;
+    Map<String, String> folded = new HashMap<>();
     long after = 0;
     while (true) {
-      List<StoredEvent> page = admin.findDead(filter, after, PAGE);
+      List<DeadEvent> page = admin.listDead(filter, after, PAGE);
       List<Long> seqs = new ArrayList<>(page.size());
-      for (StoredEvent e : page) {
-        if (matches(e)) {
+      for (DeadEvent e : page) {
+        if (matches(e, folded)) {
           seqs.add(e.seq());
         }
       }

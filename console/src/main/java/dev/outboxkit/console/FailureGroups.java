@@ -1,18 +1,23 @@
 package dev.outboxkit.console;
 
+import dev.outboxkit.jdbc.DeadEvent;
 import dev.outboxkit.jdbc.OutboxAdmin;
-import dev.outboxkit.jdbc.StoredEvent;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
-/** The DEAD events of a selection grouped by reason, read from at most {@link #MAX_ROWS} rows. */
+/**
+ * The DEAD events of a selection grouped by folded reason, read from at most {@link #MAX_ROWS} rows
+ * a page at a time; each distinct error text is folded once.
+ */
 final class FailureGroups {
   static final int MAX_ROWS = 20_000;
+  private static final int PAGE = 1000;
 
   /** One reason and the DEAD events that died of it. */
   static final class Group {
@@ -27,9 +32,9 @@ final class FailureGroups {
       this.reason = reason;
     }
 
-    void add(StoredEvent e) {
+    void add(DeadEvent e) {
       events++;
-      Instant at = e.finishedAt().orElse(e.occurredAt());
+      Instant at = e.diedAt() != null ? e.diedAt() : e.occurredAt();
       first = first == null || at.isBefore(first) ? at : first;
       last = last == null || at.isAfter(last) ? at : last;
       if (destinations.size() < 20) {
@@ -46,20 +51,21 @@ final class FailureGroups {
   final boolean cut;
 
   FailureGroups(OutboxAdmin admin, DeadSelection selection) {
+    Map<String, String> folded = new HashMap<>();
     Map<String, Group> byReason = new LinkedHashMap<>();
     long read = 0;
     long after = 0;
     boolean more = true;
     while (more && read < MAX_ROWS) {
-      List<StoredEvent> page = admin.findDead(selection.filter, after, 1000);
-      for (StoredEvent e : page) {
-        String reason = Reasons.group(e.lastError().orElse(null));
+      List<DeadEvent> page = admin.listDead(selection.filter, after, PAGE);
+      for (DeadEvent e : page) {
+        String reason = selection.reasonOf(e, folded);
         if (selection.reason == null || selection.reason.equals(reason)) {
           byReason.computeIfAbsent(reason, Group::new).add(e);
         }
       }
       read += page.size();
-      more = page.size() == 1000;
+      more = page.size() == PAGE;
       if (more) {
         after = page.get(page.size() - 1).seq();
       }

@@ -1,6 +1,6 @@
 package dev.outboxkit.console;
 
-import dev.outboxkit.jdbc.DestinationHold;
+import dev.outboxkit.jdbc.DeadEvent;
 import dev.outboxkit.jdbc.LeaseHolder;
 import dev.outboxkit.jdbc.OutboxSnapshot;
 import dev.outboxkit.jdbc.StoredEvent;
@@ -10,6 +10,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,14 +51,25 @@ final class Pages {
     }
     h.tag("</section>");
 
-    h.tag("<section><h2>Backlog by destination</h2><table id=\"by-destination\"><tr>")
-        .tag("<th>Destination</th><th>Pending</th><th>In flight</th><th>Not yet due</th>")
-        .tag("<th>Oldest</th><th>Published/min</th><th>Estimated drain</th></tr>");
+    h.tag("<section><h2>Backlog by destination</h2>");
+    if (!o.exact()) {
+      h.tag("<p class=\"note\" id=\"sampled\">Grouped over the next ")
+          .text(o.sampled)
+          .tag(" of ")
+          .text(s.pending())
+          .tag(
+              " pending events in claim order; totals marked ≈ are estimated from their"
+                  + " share.</p>");
+    }
+    h.tag("<table id=\"by-destination\"><tr><th>Destination</th><th>Pending</th>")
+        .tag("<th>Not yet due</th><th>Held as down</th><th>Oldest</th><th>Published/min</th>")
+        .tag("<th>Estimated drain</th></tr>");
     for (Overview.Backlog b : o.byDestination) {
       Duration drain = o.drainTime(b);
       h.tag("<tr>").el("td", b.key == null ? "(default)" : b.key);
-      h.tag("<td>").text(b.pending).tag("</td><td>").text(b.inFlight).tag("</td><td>");
-      h.text(b.notDue).tag("</td>").el("td", Html.instant(b.oldest));
+      h.el("td", (o.exact() ? "" : "≈ ") + o.pendingOf(b));
+      h.tag("<td>").text(b.notDue).tag("</td><td>").text(b.held).tag("</td>");
+      h.el("td", Html.instant(b.oldest));
       h.el("td", String.format("%.1f", o.throughput.perMinute(b.key)));
       h.el("td", drain == null ? "not draining" : Html.duration(drain)).tag("</tr>");
     }
@@ -73,11 +85,10 @@ final class Pages {
     } else {
       h.tag("<table id=\"held\"><tr><th>Destination</th><th>Events held</th><th>Down since</th>")
           .tag("<th>Held until</th></tr>");
-      for (DestinationHold d : o.held) {
-        h.tag("<tr>").el("td", d.destination().orElse("(default)"));
-        h.tag("<td>").text(d.events()).tag("</td>");
-        h.el("td", d.since().map(Object::toString).orElse("—"));
-        h.el("td", Html.instant(d.heldUntil())).tag("</tr>");
+      for (Overview.Backlog d : o.held) {
+        h.tag("<tr>").el("td", d.key == null ? "(default)" : d.key);
+        h.tag("<td>").text(d.held).tag("</td>");
+        h.el("td", Html.instant(d.heldSince)).el("td", Html.instant(d.heldUntil)).tag("</tr>");
       }
       h.tag("</table>");
     }
@@ -106,11 +117,11 @@ final class Pages {
         .text(title)
         .tag("</h2><table id=\"" + id + "\"><tr><th>")
         .text(title.substring("Backlog by ".length()))
-        .tag("</th><th>Pending</th><th>In flight</th><th>Not yet due</th><th>Oldest</th></tr>");
+        .tag("</th><th>Pending (sampled)</th><th>Not yet due</th><th>Oldest</th></tr>");
     for (Overview.Backlog b : rows) {
       h.tag("<tr>").el("td", b.key == null ? "(none)" : b.key);
-      h.tag("<td>").text(b.pending).tag("</td><td>").text(b.inFlight).tag("</td><td>");
-      h.text(b.notDue).tag("</td>").el("td", Html.instant(b.oldest)).tag("</tr>");
+      h.tag("<td>").text(b.pending).tag("</td><td>").text(b.notDue).tag("</td>");
+      h.el("td", Html.instant(b.oldest)).tag("</tr>");
     }
     h.tag("</table>");
   }
@@ -165,7 +176,7 @@ final class Pages {
         .tag("\"></label>");
   }
 
-  String failureGroup(DeadSelection selection, List<StoredEvent> events) {
+  String failureGroup(DeadSelection selection, List<DeadEvent> events) {
     Html h = page("Failure group");
     h.tag("<p class=\"reason\" id=\"group-reason\">").text(selection.reason).tag("</p>");
     h.tag("<p>Filter: ").text(selection.describe()).tag("</p>");
@@ -175,30 +186,31 @@ final class Pages {
     }
     h.tag("<table id=\"group-events\"><tr><th>Seq</th><th>Event</th><th>Aggregate</th>")
         .tag("<th>Destination</th><th>Died</th><th>Attempts</th></tr>");
+    Map<String, String> folded = new HashMap<>();
     int shown = 0;
-    for (StoredEvent e : events) {
-      if (!selection.matches(e)) {
+    for (DeadEvent e : events) {
+      if (!selection.matches(e, folded)) {
         continue;
       }
       shown++;
       h.tag("<tr><td>").text(e.seq()).tag("</td><td>");
       h.link("/events/" + e.id(), Map.of(), e.eventType()).tag("</td><td>");
-      aggregateLink(h, e).tag("</td>").el("td", e.destination().orElse("(default)"));
-      h.el("td", Html.instant(e.finishedAt().orElse(null)));
+      aggregateLink(h, e.aggregateType(), e.aggregateId()).tag("</td>");
+      h.el("td", e.destination().orElse("(default)")).el("td", Html.instant(e.diedAt()));
       h.tag("<td>").text(e.attempts()).tag("</td></tr>");
     }
     h.tag("</table><p class=\"note\">")
         .text(shown)
-        .tag(" shown of the first DEAD events the filter")
-        .tag(" matches; a replay or discard acts on all of them.</p>");
+        .tag(" shown of the first DEAD events the filter matches; a replay or discard acts on all")
+        .tag(" of them.</p>");
     return h.finish();
   }
 
-  private Html aggregateLink(Html h, StoredEvent e) {
+  private Html aggregateLink(Html h, String type, String id) {
     Map<String, String> q = new LinkedHashMap<>();
-    q.put("type", e.aggregateType());
-    q.put("id", e.aggregateId());
-    return h.link("/aggregates", q, e.aggregateType() + " / " + e.aggregateId());
+    q.put("type", type);
+    q.put("id", id);
+    return h.link("/aggregates", q, type + " / " + id);
   }
 
   private void actionForm(
@@ -254,7 +266,7 @@ final class Pages {
     row(h, "Status", e.status());
     row(h, "Seq", Long.toString(e.seq()));
     h.tag("<tr><th>Aggregate</th><td>");
-    aggregateLink(h, e).tag("</td></tr>");
+    aggregateLink(h, e.aggregateType(), e.aggregateId()).tag("</td></tr>");
     row(h, "Event type", e.eventType());
     row(h, "Schema version", Integer.toString(e.schemaVersion()));
     row(h, "Destination", e.destination().orElse("(default)"));

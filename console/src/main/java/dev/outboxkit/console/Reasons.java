@@ -11,14 +11,18 @@ import java.util.regex.Pattern;
 final class Reasons {
   static final int MAX_LENGTH = 200;
 
-  private static final Pattern URL = Pattern.compile("\\b[a-zA-Z][a-zA-Z0-9+.-]*://\\S+");
+  /** A URL, less the punctuation that ends the sentence around it. */
+  private static final Pattern URL =
+      Pattern.compile("\\b[a-zA-Z][a-zA-Z0-9+.-]*://\\S*[^\\s.,;:!?)\\]'\"]");
+
   private static final Pattern UUID =
       Pattern.compile(
           "\\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\b");
   private static final Pattern TIME =
       Pattern.compile(
           "\\b\\d{4}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:?\\d{2})?");
-  private static final Pattern HEX = Pattern.compile("\\b(?=[0-9a-fA-F]*\\d)[0-9a-fA-F]{12,}\\b");
+  private static final Pattern HEX =
+      Pattern.compile("\\b(0x)?(?=[0-9a-fA-F]*\\d)[0-9a-fA-F]{12,}\\b");
   private static final Pattern STATUS =
       Pattern.compile("(?i)\\b(HTTP|status|code)(\\s*:?\\s*)([1-5]\\d\\d)\\b");
   private static final Pattern NUMBER = Pattern.compile("\\d+(\\.\\d+)?");

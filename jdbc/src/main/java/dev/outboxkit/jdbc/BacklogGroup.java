@@ -4,32 +4,38 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * Live events (PENDING or IN_FLIGHT) of one destination, event type, tenant and status, as read by
- * {@link OutboxAdmin#backlog}. Immutable.
+ * PENDING events of one destination, event type and tenant, as read by {@link OutboxAdmin#backlog}.
+ * Immutable.
  */
 public final class BacklogGroup {
   private final String destination;
   private final String eventType;
   private final String tenant;
-  private final EventStatus status;
   private final long events;
   private final long notDue;
+  private final long held;
+  private final Instant heldSince;
+  private final Instant heldUntil;
   private final Instant oldestOccurredAt;
 
   BacklogGroup(
       String destination,
       String eventType,
       String tenant,
-      EventStatus status,
       long events,
       long notDue,
+      long held,
+      Instant heldSince,
+      Instant heldUntil,
       Instant oldestOccurredAt) {
     this.destination = destination;
     this.eventType = eventType;
     this.tenant = tenant;
-    this.status = status;
     this.events = events;
     this.notDue = notDue;
+    this.held = held;
+    this.heldSince = heldSince;
+    this.heldUntil = heldUntil;
     this.oldestOccurredAt = oldestOccurredAt;
   }
 
@@ -48,11 +54,6 @@ public final class BacklogGroup {
     return Optional.ofNullable(tenant);
   }
 
-  /** {@return PENDING or IN_FLIGHT} */
-  public EventStatus status() {
-    return status;
-  }
-
   /** {@return how many events the group has} */
   public long events() {
     return events;
@@ -61,6 +62,24 @@ public final class BacklogGroup {
   /** {@return how many of them may not be claimed yet (retrying, held, or scheduled later)} */
   public long notDue() {
     return notDue;
+  }
+
+  /**
+   * {@return how many of them a relay held back because their destination answered that it was
+   * down} They are sent again, uncharged, when the hold ends.
+   */
+  public long held() {
+    return held;
+  }
+
+  /** {@return when a relay first met the destination of the held events down, if any are held} */
+  public Optional<Instant> heldSince() {
+    return Optional.ofNullable(heldSince);
+  }
+
+  /** {@return the latest end of the held events' holds, if any are held} */
+  public Optional<Instant> heldUntil() {
+    return Optional.ofNullable(heldUntil);
   }
 
   /** {@return when the group's oldest event occurred} */

@@ -1,11 +1,12 @@
 package dev.outboxkit.jdbc;
 
 import java.time.Instant;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
- * A quarantined event as listed by {@link OutboxAdmin#listDead}: who it is and why it failed,
- * without its payload.
+ * A quarantined event as listed by {@link OutboxAdmin#listDead}: who it is, where it was going,
+ * when and why it failed, without its payload.
  */
 public final class DeadEvent {
   private final long seq;
@@ -17,6 +18,8 @@ public final class DeadEvent {
   private final int uncertainSends;
   private final String lastError;
   private final Instant occurredAt;
+  private final String destination;
+  private final Instant diedAt;
 
   DeadEvent(
       long seq,
@@ -27,7 +30,9 @@ public final class DeadEvent {
       int attempts,
       int uncertainSends,
       String lastError,
-      Instant occurredAt) {
+      Instant occurredAt,
+      String destination,
+      Instant diedAt) {
     this.seq = seq;
     this.id = id;
     this.aggregateType = aggregateType;
@@ -37,6 +42,8 @@ public final class DeadEvent {
     this.uncertainSends = uncertainSends;
     this.lastError = lastError;
     this.occurredAt = occurredAt;
+    this.destination = destination;
+    this.diedAt = diedAt;
   }
 
   /**
@@ -91,6 +98,16 @@ public final class DeadEvent {
   /** {@return when the event happened} */
   public Instant occurredAt() {
     return occurredAt;
+  }
+
+  /** {@return the destination, or empty for the transport's default} */
+  public Optional<String> destination() {
+    return Optional.ofNullable(destination);
+  }
+
+  /** {@return when it was quarantined, by the database clock} */
+  public Instant diedAt() {
+    return diedAt;
   }
 
   @Override

@@ -5,8 +5,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Which DEAD events {@link OutboxAdmin#findDead} reads: every one by default, or those of one
- * destination, event type or aggregate that died within a time range. Immutable.
+ * Which DEAD events {@link OutboxAdmin#listDead(DeadFilter, long, int)} reads: every one by
+ * default, or those of one destination, event type or aggregate that died within a time range.
+ * Immutable.
  *
  * <pre>{@code
  * DeadFilter crm = DeadFilter.builder().destination("crm").diedFrom(tenOClock).build();

@@ -119,15 +119,19 @@ public final class OutboxAdmin {
   }
 
   /**
-   * The live events (PENDING and IN_FLIGHT) grouped by destination, event type, tenant and status,
-   * the largest groups first. Read from the indexes of live rows, so its cost grows with the
-   * backlog, never with the PUBLISHED history.
+   * What the backlog holds: the next {@code sample} PENDING events in claim order, grouped by
+   * destination, event type and tenant, the largest groups first, with how many of each are not due
+   * yet and how many are held back because their destination answered that it was down (and since
+   * when). Reads at most {@code sample} rows from the claim index, so the cost is bounded whatever
+   * the backlog or the history; when the backlog is larger than the sample, the groups describe its
+   * oldest part (compare {@link OutboxSnapshot#pending()}).
    *
-   * @param limit the most groups to read (1 to 10,000)
+   * @param sample how many PENDING events to read (1 to 100,000)
+   * @param limit the most groups to return (1 to 10,000)
    * @return the groups, the largest first
    */
-  public List<BacklogGroup> backlog(int limit) {
-    return queries.backlog(within(limit, 10_000), BacklogGroup::new);
+  public List<BacklogGroup> backlog(int sample, int limit) {
+    return queries.backlog(within(sample, 100_000), within(limit, 10_000), BacklogGroup::new);
   }
 
   /**
@@ -139,17 +143,6 @@ public final class OutboxAdmin {
    */
   public List<LeaseHolder> leaseHolders(int limit) {
     return queries.leaseHolders(within(limit, 1000), LeaseHolder::new);
-  }
-
-  /**
-   * The destinations whose events a relay holds back because the destination answered that it was
-   * down ({@code SendResult.unavailable} with a scope), with how many events wait and since when.
-   *
-   * @param limit the most destinations to read (1 to 1000)
-   * @return the destinations, by name
-   */
-  public List<DestinationHold> heldDestinations(int limit) {
-    return queries.heldDestinations(within(limit, 1000), DestinationHold::new);
   }
 
   /**
@@ -169,17 +162,18 @@ public final class OutboxAdmin {
   }
 
   /**
-   * A page of the DEAD events a filter matches, in table order, without headers and payloads. Read
-   * from the index of DEAD rows.
+   * A page of the DEAD events a filter matches, in table order. Read from the index of DEAD rows;
+   * rows the filter leaves out are skipped there, so a page costs at most the DEAD rows after
+   * {@code afterSeq}.
    *
    * @param filter which DEAD events; {@link DeadFilter#all()} for every one
-   * @param afterSeq 0 for the first page, else the {@link StoredEvent#seq()} of the last one seen
+   * @param afterSeq 0 for the first page, else the {@link DeadEvent#seq()} of the last one seen
    * @param limit page size (1 to 1000)
    * @return up to {@code limit} matching DEAD events with a larger seq; empty after the last page
    */
-  public List<StoredEvent> findDead(DeadFilter filter, long afterSeq, int limit) {
+  public List<DeadEvent> listDead(DeadFilter filter, long afterSeq, int limit) {
     Objects.requireNonNull(filter, "filter");
-    return queries.findDead(filter, afterSeq, within(limit, 1000), StoredEvent::new);
+    return queries.listDead(filter, afterSeq, within(limit, 1000), DeadEvent::new);
   }
 
   /**
@@ -212,9 +206,10 @@ public final class OutboxAdmin {
 
   /**
    * Sends DEAD events again, as {@link #replay} does, by their seqs, in one transaction: for
-   * replaying what {@link #findDead} found, a page at a time. Rows no longer DEAD are left alone.
+   * replaying what {@link #listDead(DeadFilter, long, int)} found, a page at a time. Rows no longer
+   * DEAD are left alone.
    *
-   * @param seqs the events' {@link StoredEvent#seq()}s (at most 10,000)
+   * @param seqs the events' {@link DeadEvent#seq()}s (at most 10,000)
    * @return how many went back to PENDING
    */
   public int replayDead(List<Long> seqs) {
@@ -224,7 +219,7 @@ public final class OutboxAdmin {
   /**
    * Deletes DEAD events by their seqs, in one transaction. Rows no longer DEAD are left alone.
    *
-   * @param seqs the events' {@link StoredEvent#seq()}s (at most 10,000)
+   * @param seqs the events' {@link DeadEvent#seq()}s (at most 10,000)
    * @return how many were deleted
    */
   public int discardDead(List<Long> seqs) {

@@ -11,9 +11,9 @@ import java.util.UUID;
 
 /**
  * One row of the outbox table as an operator sees it: the event's fields and where the relay is
- * with it. Read by {@link OutboxAdmin#find}, {@link OutboxAdmin#findDead} and {@link
- * OutboxAdmin#liveEventsOf}; values are shown as stored, without validation, so a row written by
- * another tool can still be looked at. Immutable.
+ * with it. Read by {@link OutboxAdmin#find} and {@link OutboxAdmin#liveEventsOf}; values are shown
+ * as stored, without validation, so a row written by another tool can still be looked at.
+ * Immutable.
  */
 public final class StoredEvent {
   private final StoredRows.Row row;

@@ -400,11 +400,12 @@ class RelayContractTest extends RelayDatabaseTest {
     try (OutboxRelay relay = relay(transport, "held").clock(new MutableClock(start)).build()) {
       relay.drain();
     }
-    List<DestinationHold> held = admin().heldDestinations(10);
-    assertThat(held).hasSize(1);
-    assertThat(held.get(0).destination()).contains("crm");
-    assertThat(held.get(0).events()).isEqualTo(2);
-    assertThat(held.get(0).since()).contains(start);
+    List<BacklogGroup> backlog = admin().backlog(100, 10);
+    assertThat(backlog).hasSize(1);
+    assertThat(backlog.get(0).destination()).contains("crm");
+    assertThat(backlog.get(0).events()).isEqualTo(2);
+    assertThat(backlog.get(0).held()).isEqualTo(2);
+    assertThat(backlog.get(0).heldSince()).contains(start);
     StoredEvent first = admin().find(events.get(0).id()).orElseThrow();
     assertThat(first.status()).isEqualTo("PENDING");
     assertThat(first.attempts()).as("a hold is not charged").isZero();

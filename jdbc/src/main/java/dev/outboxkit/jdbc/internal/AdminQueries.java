@@ -59,19 +59,27 @@ public final class AdminQueries {
         int attempts,
         int uncertainSends,
         String lastError,
-        Instant occurredAt);
+        Instant occurredAt,
+        String destination,
+        Instant diedAt);
   }
 
-  /** Builds the admin's value of one group of live rows from {@link Statements#LIVE_GROUPS}. */
+  /** Builds the admin's value of one group of the backlog from {@link Statements#LIVE_GROUPS}. */
   @FunctionalInterface
   public interface GroupRow<T> {
+    /**
+     * @param heldSince when the group's first held event's destination was met down, or null
+     * @param heldUntil the latest end of its held events' holds, or null
+     */
     T of(
         String destination,
         String eventType,
         String tenant,
-        EventStatus status,
         long events,
         long notDue,
+        long held,
+        Instant heldSince,
+        Instant heldUntil,
         Instant oldest);
   }
 
@@ -79,15 +87,6 @@ public final class AdminQueries {
   @FunctionalInterface
   public interface HolderRow<T> {
     T of(String owner, long events, Instant firstUntil, Instant lastUntil);
-  }
-
-  /** Builds the admin's value of one held destination from {@link Statements#HELD_DESTINATIONS}. */
-  @FunctionalInterface
-  public interface HoldRow<T> {
-    /**
-     * @param since null where the note does not say
-     */
-    T of(String destination, long events, Instant since, Instant heldUntil);
   }
 
   /** Builds the admin's throughput value. */
@@ -207,27 +206,33 @@ public final class AdminQueries {
     return query(
         "list DEAD events",
         (c, s) -> {
-          List<T> page = new ArrayList<>();
           try (Query q = Query.prepare(c, s, Statements.LIST_DEAD)) {
             q.setLong("after", afterSeq).setInt("limit", limit);
-            try (ResultSet rs = q.executeQuery()) {
-              while (rs.next()) {
-                page.add(
-                    row.of(
-                        rs.getLong("seq"),
-                        s.dialect().getUuid(rs, "id"),
-                        rs.getString("aggregate_type"),
-                        rs.getString("aggregate_id"),
-                        rs.getString("event_type"),
-                        rs.getInt("attempts"),
-                        rs.getInt("uncertain_sends"),
-                        rs.getString("last_error"),
-                        s.dialect().getInstant(rs, "occurred_at")));
-              }
-            }
+            return deadRows(q, s, row);
           }
-          return page;
         });
+  }
+
+  private static <T> List<T> deadRows(Query q, OutboxSql s, DeadRow<T> row) throws SQLException {
+    List<T> page = new ArrayList<>();
+    try (ResultSet rs = q.executeQuery()) {
+      while (rs.next()) {
+        page.add(
+            row.of(
+                rs.getLong("seq"),
+                s.dialect().getUuid(rs, "id"),
+                rs.getString("aggregate_type"),
+                rs.getString("aggregate_id"),
+                rs.getString("event_type"),
+                rs.getInt("attempts"),
+                rs.getInt("uncertain_sends"),
+                rs.getString("last_error"),
+                s.dialect().getInstant(rs, "occurred_at"),
+                rs.getString("destination"),
+                s.dialect().getInstant(rs, "published_at")));
+      }
+    }
+    return page;
   }
 
   /** {@return whether a DEAD event with this id went back to PENDING} */
@@ -288,14 +293,16 @@ public final class AdminQueries {
     }
   }
 
-  /** {@return up to {@code limit} groups of live rows, the largest first} */
-  public <T> List<T> backlog(int limit, GroupRow<T> row) {
+  /** {@return up to {@code limit} groups of the next {@code sample} PENDING rows, largest first} */
+  public <T> List<T> backlog(int sample, int limit, GroupRow<T> row) {
     return query(
         "read the backlog",
         (c, s) -> {
           List<T> groups = new ArrayList<>();
           try (Query q = Query.prepare(c, s, Statements.LIVE_GROUPS)) {
-            q.setInt("limit", limit);
+            q.setString("note_prefix", HoldNote.PREFIX + "%")
+                .setInt("sample", sample)
+                .setInt("limit", limit);
             try (ResultSet rs = q.executeQuery()) {
               while (rs.next()) {
                 groups.add(
@@ -303,9 +310,11 @@ public final class AdminQueries {
                         rs.getString("destination"),
                         rs.getString("event_type"),
                         rs.getString("tenant"),
-                        EventStatus.valueOf(rs.getString("status")),
                         rs.getLong("n"),
                         rs.getLong("not_due"),
+                        rs.getLong("held"),
+                        HoldNote.since(rs.getString("first_note")),
+                        s.dialect().getInstant(rs, "held_until"),
                         s.dialect().getInstant(rs, "oldest")));
               }
             }
@@ -337,51 +346,23 @@ public final class AdminQueries {
         });
   }
 
-  /** {@return up to {@code limit} destinations whose events are held back as down} */
-  public <T> List<T> heldDestinations(int limit, HoldRow<T> row) {
-    return query(
-        "read the held destinations",
-        (c, s) -> {
-          List<T> holds = new ArrayList<>();
-          try (Query q = Query.prepare(c, s, Statements.HELD_DESTINATIONS)) {
-            q.setString("note_prefix", HoldNote.PREFIX + "%").setInt("limit", limit);
-            try (ResultSet rs = q.executeQuery()) {
-              while (rs.next()) {
-                holds.add(
-                    row.of(
-                        rs.getString("destination"),
-                        rs.getLong("n"),
-                        HoldNote.since(rs.getString("first_note")),
-                        s.dialect().getInstant(rs, "held_until")));
-              }
-            }
-          }
-          return holds;
-        });
-  }
-
   /** {@return the events published per destination within the window, among the newest rows} */
   public <T> T recentThroughput(Duration window, int rows, ThroughputRow<T> row) {
     return query(
         "read the recent throughput",
         (c, s) -> {
-          Instant now = databaseNow(c, s);
-          Instant from = now.minus(window);
           Map<String, Long> published = new HashMap<>();
-          int read = 0;
+          long read = 0;
           boolean reachedBefore = false;
-          try (Query q = Query.prepare(c, s, Statements.NEWEST_ROWS)) {
-            q.setInt("limit", rows);
+          try (Query q = Query.prepare(c, s, Statements.RECENT_PUBLISHED)) {
+            q.setLong("window", Micros.of(window)).setInt("limit", rows);
             try (ResultSet rs = q.executeQuery()) {
               while (rs.next()) {
-                read++;
-                Instant occurred = s.dialect().getInstant(rs, "occurred_at");
-                Instant finished = s.dialect().getInstant(rs, "published_at");
-                reachedBefore |= occurred != null && occurred.isBefore(from);
-                if ("PUBLISHED".equals(rs.getString("status"))
-                    && finished != null
-                    && !finished.isBefore(from)) {
-                  published.merge(rs.getString("destination"), 1L, Long::sum);
+                read += rs.getLong("n");
+                reachedBefore |= rs.getLong("before_window") > 0;
+                long n = rs.getLong("published");
+                if (n > 0) {
+                  published.put(rs.getString("destination"), n);
                 }
               }
             }
@@ -391,33 +372,29 @@ public final class AdminQueries {
   }
 
   /** {@return up to {@code limit} DEAD rows after {@code afterSeq} that the filter matches} */
-  public <T> List<T> findDead(
-      DeadFilter filter, long afterSeq, int limit, Function<StoredRows.Row, T> row) {
+  public <T> List<T> listDead(DeadFilter filter, long afterSeq, int limit, DeadRow<T> row) {
     return query(
-        "find DEAD events",
+        "list DEAD events",
         (c, s) -> {
-          List<T> page = new ArrayList<>();
           try (Query q = Query.prepare(c, s, Statements.FIND_DEAD)) {
-            q.setLong("after", afterSeq)
-                .setInt("any_destination", filter.destination().isPresent() ? 0 : 1)
-                .setString("destination", filter.destination().orElse(""))
-                .setInt("any_event_type", filter.eventType().isPresent() ? 0 : 1)
-                .setString("event_type", filter.eventType().orElse(""))
-                .setInt("any_aggregate_type", filter.aggregateType().isPresent() ? 0 : 1)
-                .setString("aggregate_type", filter.aggregateType().orElse(""))
-                .setInt("any_aggregate_id", filter.aggregateId().isPresent() ? 0 : 1)
-                .setString("aggregate_id", filter.aggregateId().orElse(""))
-                .setInstant("dead_from", filter.diedFrom().orElse(EARLIEST))
-                .setInstant("dead_to", filter.diedBefore().orElse(LATEST))
-                .setInt("limit", limit);
-            try (ResultSet rs = q.executeQuery()) {
-              while (rs.next()) {
-                page.add(row.apply(StoredRows.read(rs, s.dialect(), false, false)));
-              }
-            }
+            bindFilter(q.setLong("after", afterSeq).setInt("limit", limit), filter);
+            return deadRows(q, s, row);
           }
-          return page;
         });
+  }
+
+  /** Binds a filter's criteria: each one left unset matches every value. */
+  private static void bindFilter(Query q, DeadFilter filter) throws SQLException {
+    q.setInt("any_destination", filter.destination().isPresent() ? 0 : 1)
+        .setString("destination", filter.destination().orElse(""))
+        .setInt("any_event_type", filter.eventType().isPresent() ? 0 : 1)
+        .setString("event_type", filter.eventType().orElse(""))
+        .setInt("any_aggregate_type", filter.aggregateType().isPresent() ? 0 : 1)
+        .setString("aggregate_type", filter.aggregateType().orElse(""))
+        .setInt("any_aggregate_id", filter.aggregateId().isPresent() ? 0 : 1)
+        .setString("aggregate_id", filter.aggregateId().orElse(""))
+        .setInstant("dead_from", filter.diedFrom().orElse(EARLIEST))
+        .setInstant("dead_to", filter.diedBefore().orElse(LATEST));
   }
 
   /** Bounds of an open time range that every database's time column holds. */

@@ -129,7 +129,9 @@ final class Statements {
               "attempts",
               "uncertain_sends",
               "last_error",
-              "occurred_at");
+              "occurred_at",
+              "destination",
+              "published_at");
 
   /** One DEAD event back to PENDING, attempts reset. */
   public static final Statement REPLAY_DEAD = Statement.always("replayDead", "id");
@@ -140,25 +142,29 @@ final class Statements {
   /** Deletes one DEAD event. */
   public static final Statement DISCARD_DEAD = Statement.always("discardDead", "id");
 
-  /** Live rows grouped for the operator's overview. */
+  /** The next PENDING rows in claim order, grouped for the operator's overview. */
   public static final Statement LIVE_GROUPS =
-      Statement.always("liveGroups", "limit")
-          .columns("destination", "event_type", "tenant", "status", "n", "oldest", "not_due");
+      Statement.always("liveGroups", "note_prefix", "sample", "limit")
+          .columns(
+              "destination",
+              "event_type",
+              "tenant",
+              "n",
+              "oldest",
+              "not_due",
+              "held",
+              "first_note",
+              "held_until");
 
   /** The relays holding IN_FLIGHT rows. */
   public static final Statement LEASE_HOLDERS =
       Statement.always("leaseHolders", "limit")
           .columns("lease_owner", "n", "first_until", "last_until");
 
-  /** Destinations whose events are held back as down. */
-  public static final Statement HELD_DESTINATIONS =
-      Statement.always("heldDestinations", "note_prefix", "limit")
-          .columns("destination", "n", "first_note", "held_until");
-
-  /** The newest rows by seq, for recent throughput. */
-  public static final Statement NEWEST_ROWS =
-      Statement.always("newestRows", "limit")
-          .columns("seq", "destination", "status", "occurred_at", "published_at");
+  /** Recently published rows per destination, among the newest rows by seq. */
+  public static final Statement RECENT_PUBLISHED =
+      Statement.always("recentPublished", "window", "limit")
+          .columns("destination", "published", "n", "before_window");
 
   /** A page of DEAD rows matching a filter. */
   public static final Statement FIND_DEAD =
@@ -176,7 +182,7 @@ final class Statements {
               "dead_from",
               "dead_to",
               "limit")
-          .columns(StoredRows.SUMMARY);
+          .columns(LIST_DEAD.columns());
 
   /** One event by id, with headers and payload. */
   public static final Statement FIND_EVENT =
@@ -381,8 +387,7 @@ final class Statements {
           DISCARD_DEAD,
           LIVE_GROUPS,
           LEASE_HOLDERS,
-          HELD_DESTINATIONS,
-          NEWEST_ROWS,
+          RECENT_PUBLISHED,
           FIND_DEAD,
           FIND_EVENT,
           LIVE_OF_AGGREGATE,

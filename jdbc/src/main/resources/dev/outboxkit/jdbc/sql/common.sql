@@ -160,7 +160,7 @@ SELECT status, COUNT(*) AS n FROM {table} GROUP BY status
 
 -- name: listDead
 SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, uncertain_sends, last_error,
-       occurred_at
+       occurred_at, destination, published_at
   FROM {table}
  WHERE status = 'DEAD' AND seq > :after
  ORDER BY seq
@@ -213,16 +213,25 @@ UPDATE {table}
        published_at = NULL
  WHERE status = 'DEAD'
 
--- The operator's views (OutboxAdmin's inspection methods, the console). Each reads live rows
--- through the indexes that hold them, or a bounded window of the primary key, never the PUBLISHED
--- history. Flags (:any_*) are 1 to match any value, so no parameter is ever a typed NULL.
+-- The operator's views (OutboxAdmin's inspection methods, the console). Each reads a bounded
+-- number of rows through the indexes of live rows, or a window of the primary key, never the
+-- PUBLISHED history. Flags (:any_*) are 1 to match any value, so no parameter is ever a typed NULL.
+-- The backlog is grouped over the next :sample PENDING events in claim order (the claim index):
+-- by destination, event type and tenant, with those held back because their destination said it
+-- was down (the relay's note starts with :note_prefix and names since when).
 -- name: liveGroups
-SELECT destination, event_type, tenant, status, COUNT(*) AS n, MIN(occurred_at) AS oldest,
-       SUM(CASE WHEN available_at > {now} THEN 1 ELSE 0 END) AS not_due
-  FROM {table}
- WHERE status IN ('PENDING', 'IN_FLIGHT')
- GROUP BY destination, event_type, tenant, status
- ORDER BY COUNT(*) DESC, destination, event_type, tenant, status
+SELECT destination, event_type, tenant, COUNT(*) AS n, MIN(occurred_at) AS oldest,
+       SUM(CASE WHEN available_at > {now} THEN 1 ELSE 0 END) AS not_due,
+       SUM(CASE WHEN last_error LIKE :note_prefix THEN 1 ELSE 0 END) AS held,
+       MIN(CASE WHEN last_error LIKE :note_prefix THEN last_error END) AS first_note,
+       MAX(CASE WHEN last_error LIKE :note_prefix THEN available_at END) AS held_until
+  FROM (SELECT destination, event_type, tenant, occurred_at, available_at, last_error
+          FROM {table}
+         WHERE status = 'PENDING'
+         ORDER BY priority DESC, seq
+         {rows :sample}) w
+ GROUP BY destination, event_type, tenant
+ ORDER BY COUNT(*) DESC, destination, event_type, tenant
  {rows :limit}
 
 -- name: leaseHolders
@@ -233,29 +242,24 @@ SELECT lease_owner, COUNT(*) AS n, MIN(lease_until) AS first_until, MAX(lease_un
  ORDER BY COUNT(*) DESC, lease_owner
  {rows :limit}
 
--- Events a relay held back because their destination answered that it was down: their note starts
--- with :note_prefix and names when that relay first met the outage. A hold that has run out still
--- counts until a relay sends the event again: the destination has not been seen up since.
--- name: heldDestinations
-SELECT destination, COUNT(*) AS n, MIN(last_error) AS first_note, MAX(available_at) AS held_until
-  FROM {table}
- WHERE status = 'PENDING' AND last_error LIKE :note_prefix
+-- Recent throughput: among the newest rows by seq (a window of the primary key), the PUBLISHED
+-- ones that finished within the window, per destination; before_window counts the rows that
+-- occurred before it, so the caller knows whether the rows read reach back that far.
+-- name: recentPublished
+SELECT destination,
+       SUM(CASE WHEN status = 'PUBLISHED' AND published_at >= {now - :window} THEN 1 ELSE 0 END)
+         AS published,
+       COUNT(*) AS n,
+       SUM(CASE WHEN occurred_at < {now - :window} THEN 1 ELSE 0 END) AS before_window
+  FROM (SELECT destination, status, occurred_at, published_at
+          FROM {table}
+         ORDER BY seq DESC
+         {rows :limit}) r
  GROUP BY destination
- ORDER BY destination
- {rows :limit}
-
--- The newest rows by seq, for the recent throughput: a window of the primary key.
--- name: newestRows
-SELECT seq, destination, status, occurred_at, published_at
-  FROM {table}
- ORDER BY seq DESC
- {rows :limit}
 
 -- name: findDead
-SELECT seq, id, aggregate_type, aggregate_id, event_type, schema_version, destination, tenant,
-       content_type, occurred_at, available_at, expires_at, status, attempts, uncertain_sends,
-       lease_losses, last_error, published_at, lease_owner, lease_until, aggregate_version,
-       supersede_key, priority
+SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, uncertain_sends, last_error,
+       occurred_at, destination, published_at
   FROM {table}
  WHERE status = 'DEAD' AND seq > :after
    AND (:any_destination = 1 OR destination = :destination)

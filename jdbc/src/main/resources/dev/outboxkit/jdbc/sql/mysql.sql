@@ -113,7 +113,7 @@ SELECT (SELECT COUNT(*) FROM {table} WHERE status = 'PENDING') AS pending,
 -- The common statement with the primary-key hint.
 -- name: listDead
 SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, uncertain_sends, last_error,
-       occurred_at
+       occurred_at, destination, published_at
   FROM {table} IGNORE INDEX FOR ORDER BY (PRIMARY)
  WHERE status = 'DEAD' AND seq > :after
  ORDER BY seq
@@ -125,10 +125,8 @@ SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, uncertain_se
 -- row and sorts them for each page. LIKE allows no lookup, only the range on (status, seq), whose
 -- order is ORDER BY status, seq: the page comes out in order and the read stops at the limit.
 -- name: findDead
-SELECT seq, id, aggregate_type, aggregate_id, event_type, schema_version, destination, tenant,
-       content_type, occurred_at, available_at, expires_at, status, attempts, uncertain_sends,
-       lease_losses, last_error, published_at, lease_owner, lease_until, aggregate_version,
-       supersede_key, priority
+SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, uncertain_sends, last_error,
+       occurred_at, destination, published_at
   FROM {table} IGNORE INDEX FOR ORDER BY (PRIMARY)
  WHERE status LIKE 'DEAD' AND seq > :after
    AND (:any_destination = 1 OR destination = :destination)

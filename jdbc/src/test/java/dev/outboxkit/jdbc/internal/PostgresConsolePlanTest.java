@@ -118,23 +118,27 @@ class PostgresConsolePlanTest extends DatabaseTest {
   }
 
   @Test
-  void the_overview_reads_the_live_row_indexes_and_a_window_of_the_primary_key() throws Exception {
-    // Limits as the console's overview asks: 2,000 groups, 100 relays and destinations, 20,000
-    // newest rows.
-    String groups = plan(Statements.LIVE_GROUPS, Map.of("limit", 2000));
+  void the_overview_reads_the_claim_index_and_a_window_of_the_primary_key() throws Exception {
+    // As the console's overview asks: the next 20,000 PENDING events in claim order, 2,000 groups,
+    // 100 relays, the 20,000 newest rows over 15 minutes.
+    String groups = plan(Statements.LIVE_GROUPS, Map.of("sample", 20_000, "limit", 2000));
     String holders = plan(Statements.LEASE_HOLDERS, Map.of("limit", 100));
-    String held = plan(Statements.HELD_DESTINATIONS, Map.of("limit", 100));
-    String newest = plan(Statements.NEWEST_ROWS, Map.of("limit", 20_000));
+    String recent =
+        plan(Statements.RECENT_PUBLISHED, Map.of("window", 900_000_000L, "limit", 20_000));
 
-    // No partial index holds exactly PENDING and IN_FLIGHT; the aggregate index's (PENDING,
-    // IN_FLIGHT, DEAD) covers them.
-    assertThat(groups).contains("outbox_event_aggregate_idx").doesNotContain("Seq Scan");
+    // Here the sample holds every PENDING row (16,000): read from the claim index, sorted.
+    assertThat(groups).contains("outbox_event_claim_idx").doesNotContain("Seq Scan");
+    // A backlog larger than the sample: the claim index read in claim order, stopped by the
+    // sample's limit, so no row is sorted and no more rows are read.
+    String sampled = plan(Statements.LIVE_GROUPS, Map.of("sample", 2000, "limit", 2000));
+    assertThat(sampled)
+        .contains("Index Scan using outbox_event_claim_idx")
+        .doesNotContain("Seq Scan");
+    assertThat(sampled.substring(sampled.indexOf("->  Limit"))).doesNotContain("Sort");
     assertThat(holders).contains("outbox_event_lease_idx").doesNotContain("Seq Scan");
-    assertThat(held).contains("outbox_event_claim_idx").doesNotContain("Seq Scan");
-    assertThat(newest)
+    assertThat(recent)
         .contains("Index Scan Backward using outbox_event_pkey")
-        .doesNotContain("Seq Scan")
-        .doesNotContain("Sort");
+        .doesNotContain("Seq Scan");
   }
 
   @Test

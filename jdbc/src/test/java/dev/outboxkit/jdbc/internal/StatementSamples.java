@@ -43,6 +43,7 @@ public final class StatementSamples {
         case "any_event_type":
         case "any_aggregate_type":
         case "any_aggregate_id":
+        case "sample":
           q.setInt(p, 1);
           break;
         case "id":
@@ -64,6 +65,7 @@ public final class StatementSamples {
         case "age":
         case "finished_age":
         case "dead_age":
+        case "window":
           q.setLong(p, micros);
           break;
         case "priority":
