@@ -134,6 +134,17 @@ final class ApiViews {
     return j.endArray().end().toString();
   }
 
+  String cancelDryRun(Cancellation cancellation, long waiting) {
+    return new Json()
+        .begin()
+        .field("operation", "cancel")
+        .field("dryRun", true)
+        .field("criteria", cancellation.describe())
+        .field("rows", waiting)
+        .end()
+        .toString();
+  }
+
   String done(String operation, String auditId, long expected, long changed) {
     return new Json()
         .begin()

@@ -167,6 +167,10 @@ final class ConsoleHandler {
     }
     boolean api = path.startsWith("/api/");
     String action = api ? path.substring("/api".length()) : path;
+    if ("/cancel".equals(action)) {
+      cancel(r, api);
+      return;
+    }
     if (!"/replay".equals(action) && !"/discard".equals(action)) {
       send(ex, 404, "text/plain", "not found: " + path);
       return;
@@ -207,6 +211,40 @@ final class ConsoleHandler {
     } else {
       Map<String, String> headers = securityHeaders("text/plain; charset=utf-8");
       headers.put("Location", ex.mountPath() + "/audit");
+      ex.respond(303, headers, new byte[0]);
+    }
+  }
+
+  /** Withdraws an event or an aggregate's waiting events, after a confirmation, audited. */
+  private void cancel(Request r, boolean api) throws IOException, SQLException {
+    ConsoleExchange ex = r.ex;
+    Cancellation cancellation = Cancellation.from(ex);
+    if (!"yes".equals(ex.parameter("confirm"))) {
+      long waiting = cancellation.count(admin);
+      if (api) {
+        json(ex, 200, new ApiViews(r, payloadLimit).cancelDryRun(cancellation, waiting));
+      } else {
+        html(ex, new Pages(r, payloadLimit).confirmCancel(cancellation, waiting));
+      }
+      return;
+    }
+    long expected = expected(ex);
+    String id = audit.started(r.caller, "cancel", cancellation.describe(), expected);
+    Cancellation.Outcome outcome;
+    try {
+      outcome = cancellation.apply(admin);
+    } catch (RuntimeException e) {
+      audit.ended(id, -1, "failed: " + e.getMessage());
+      throw e;
+    }
+    audit.ended(id, outcome.cancelled, outcome.text);
+    log.info(
+        "OutboxKit console: cancel {} ({}), audit {}", cancellation.describe(), outcome.text, id);
+    if (api) {
+      json(ex, 200, new ApiViews(r, payloadLimit).done("cancel", id, expected, outcome.cancelled));
+    } else {
+      Map<String, String> headers = securityHeaders("text/plain; charset=utf-8");
+      headers.put("Location", cancellation.page(ex.mountPath()));
       ex.respond(303, headers, new byte[0]);
     }
   }

@@ -87,6 +87,11 @@ final class Html {
 
   /** A URL below the console with query parameters, each encoded; null values left out. */
   String url(String path, Map<String, String> query) {
+    return url(base, path, query);
+  }
+
+  /** A URL below the console mounted at {@code base}, with query parameters, each encoded. */
+  static String url(String base, String path, Map<String, String> query) {
     StringBuilder u = new StringBuilder(base).append(path);
     char sep = '?';
     for (Map.Entry<String, String> e : query.entrySet()) {

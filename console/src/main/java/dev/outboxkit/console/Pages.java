@@ -259,10 +259,49 @@ final class Pages {
     return h.tag("<p>").link("/failures/group", back, "Cancel").tag("</p>").finish();
   }
 
+  String confirmCancel(Cancellation cancellation, long waiting) {
+    Html h = page("Confirm cancel");
+    h.tag("<p id=\"cancel-dry-run\">Cancelling withdraws <strong id=\"cancel-rows\">")
+        .text(waiting)
+        .tag("</strong> waiting event(s): ")
+        .text(cancellation.describe())
+        .tag(".</p><p>They become CANCELLED and are never sent; the reason stays with each. An")
+        .tag(" event a relay holds right now is left alone and may still be delivered.</p>");
+    if (waiting > 0) {
+      h.tag("<form method=\"post\" class=\"action\" action=\"").attr(h.base() + "/cancel");
+      h.tag("\">").hidden(Csrf.PARAMETER, r.token);
+      cancellation.parameters().forEach(h::hidden);
+      h.hidden("confirm", "yes").hidden("expected", Long.toString(waiting));
+      h.tag("<button type=\"submit\" id=\"confirm-cancel\">")
+          .text("Yes, cancel " + waiting + " event(s)")
+          .tag("</button></form>");
+    }
+    h.tag("<p><a href=\"").attr(cancellation.page(h.base())).tag("\">Back</a></p>");
+    return h.finish();
+  }
+
+  /** The form that starts a cancel: the reason is asked for, the confirmation comes next. */
+  private void cancelForm(Html h, Map<String, String> target, String id, String label) {
+    h.tag("<form method=\"post\" class=\"action cancel\" action=\"")
+        .attr(h.base() + "/cancel")
+        .tag("\">");
+    h.hidden(Csrf.PARAMETER, r.token);
+    target.forEach(h::hidden);
+    h.tag("<label>Reason <input name=\"" + Cancellation.REASON + "\" required maxlength=\"1000\">")
+        .tag("</label> <button type=\"submit\" id=\"" + id + "\">")
+        .text(label)
+        .tag("</button></form>");
+  }
+
   String event(EventView v) {
     StoredEvent e = v.event;
     Html h = page("Event " + e.id());
-    h.tag("<p id=\"why\" class=\"why\">").text(v.why).tag("</p><table id=\"event\">");
+    h.tag("<p id=\"why\" class=\"why\">").text(v.why).tag("</p>");
+    if (r.may(ConsolePermission.OPERATE)
+        && ("PENDING".equals(e.status()) || "DEAD".equals(e.status()))) {
+      cancelForm(h, Map.of("event", e.id().toString()), "cancel-event", "Cancel this event");
+    }
+    h.tag("<table id=\"event\">");
     row(h, "Status", e.status());
     row(h, "Seq", Long.toString(e.seq()));
     h.tag("<tr><th>Aggregate</th><td>");
@@ -356,6 +395,11 @@ final class Pages {
     h.tag("</table>");
     if (v.events.isEmpty()) {
       h.tag("<p id=\"nothing-waits\">Nothing of this aggregate waits.</p>");
+    } else if (r.may(ConsolePermission.OPERATE)) {
+      Map<String, String> target = new LinkedHashMap<>();
+      target.put("type", v.type);
+      target.put("id", v.id);
+      cancelForm(h, target, "cancel-aggregate", "Cancel its waiting events");
     }
     return h.finish();
   }

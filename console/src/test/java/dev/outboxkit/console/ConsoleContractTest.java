@@ -288,6 +288,105 @@ class ConsoleContractTest {
   }
 
   @Test
+  void anOperatorCancelsAnEventOrAnAggregateAfterConfirmingAndItIsAudited() throws Exception {
+    UUID one = f.append("c1", "OrderPlaced", "crm", "{}");
+    UUID a1 = f.append("c2", "OrderPlaced", "crm", "{}");
+    UUID a2 = f.append("c2", "OrderPaid", "crm", "{}");
+    UUID claimed = f.append("c2", "OrderShipped", "crm", "{}");
+    f.update(
+        claimed, "status = 'IN_FLIGHT', lease_owner = 'relay-c', lease_until = " + f.inSeconds(30));
+    ConsoleClient operator = f.as("operator");
+    String token = operator.token();
+    assertThat(operator.get("/events/" + one).body()).contains("id=\"cancel-event\"");
+    assertThat(f.as("viewer").get("/events/" + one).body()).doesNotContain("cancel-event");
+    assertThat(
+            operator
+                .post("/cancel", form("csrf", token, "event", one.toString()), operator.origin())
+                .statusCode())
+        .as("no reason given")
+        .isEqualTo(400);
+
+    HttpResponse<String> confirm =
+        operator.post(
+            "/cancel",
+            form("csrf", token, "event", one.toString(), "cancelReason", "order withdrawn"),
+            operator.origin());
+    assertThat(confirm.body()).contains("<strong id=\"cancel-rows\">1</strong>");
+    assertThat(f.status(one)).as("nothing changes before the confirmation").isEqualTo("PENDING");
+    HttpResponse<String> done =
+        operator.post(
+            "/cancel",
+            form(
+                "csrf",
+                token,
+                "event",
+                one.toString(),
+                "cancelReason",
+                "order withdrawn",
+                "confirm",
+                "yes",
+                "expected",
+                "1"),
+            operator.origin());
+    assertThat(done.statusCode()).isEqualTo(303);
+    assertThat(done.headers().firstValue("Location")).contains("/events/" + one);
+    assertThat(f.status(one)).isEqualTo("CANCELLED");
+
+    String dryRun =
+        operator
+            .post(
+                "/api/cancel",
+                form("csrf", token, "type", "Order", "id", "c2", "cancelReason", "customer left"),
+                operator.origin())
+            .body();
+    assertThat(dryRun).contains("\"rows\":2");
+    operator.post(
+        "/api/cancel",
+        form(
+            "csrf",
+            token,
+            "type",
+            "Order",
+            "id",
+            "c2",
+            "cancelReason",
+            "customer left",
+            "confirm",
+            "yes",
+            "expected",
+            "2"),
+        operator.origin());
+    assertThat(f.status(a1)).isEqualTo("CANCELLED");
+    assertThat(f.status(a2)).isEqualTo("CANCELLED");
+    assertThat(f.status(claimed)).as("a relay holds it").isEqualTo("IN_FLIGHT");
+    assertThat(operator.get("/api/audit").body())
+        .contains(
+            "\"operation\":\"cancel\"",
+            "order withdrawn",
+            "customer left",
+            "cancelled 2, left to the relay 1",
+            "\"outcome\":\"CANCELLED\"");
+    assertThat(
+            f.as("viewer")
+                .post(
+                    "/cancel",
+                    form(
+                        "csrf",
+                        f.as("viewer").token(),
+                        "event",
+                        a1.toString(),
+                        "cancelReason",
+                        "x",
+                        "confirm",
+                        "yes",
+                        "expected",
+                        "1"),
+                    operator.origin())
+                .statusCode())
+        .isEqualTo(403);
+  }
+
+  @Test
   void payloadsAreHiddenUnlessAllowedAndNeverMarkup() throws Exception {
     UUID id = f.append("o1", "OrderPlaced", "crm", "{\"note\":\"<img src=x onerror=alert(1)>\"}");
     String viewerPage = f.as("viewer").get("/events/" + id).body();
