@@ -26,10 +26,10 @@ import org.h2.jdbcx.JdbcConnectionPool;
 
 /**
  * The servlet sample running, for a look at its operator console: the sample's own {@code web.xml}
- * (orders servlet, relay listener, console at {@code /shop/outbox/}) in Jetty 12 on 127.0.0.1,
- * its database on in-memory H2 bound as {@code jdbc/orders}, its webhooks going to the demo's
- * shipping service, and one operator in the container's realm. It places a few orders, prints
- * where to look and with which password, and runs until stopped with Ctrl+C.
+ * (orders servlet, relay listener, console at {@code /shop/outbox/}) in Jetty 12 on 127.0.0.1, its
+ * database on in-memory H2 bound as {@code jdbc/orders}, its webhooks going to the demo's shipping
+ * service, and one operator in the container's realm. It places a few orders, prints where to look
+ * and with which password, and runs until stopped with Ctrl+C.
  *
  * <p>Run it with {@code mvn -q -pl samples -am package -DskipTests exec:java
  * -Dexec.mainClass=dev.outboxkit.samples.ShopServer}; {@code -Dshop.port=...} picks another port
@@ -87,8 +87,13 @@ public final class ShopServer {
 
     String shop = "http://127.0.0.1:" + connector.getLocalPort() + "/shop/";
     HttpClient http = HttpClient.newHttpClient();
-    for (String order : new String[] {"o-1&sku=tea&quantity=2", "o-2&sku=tea&quantity=1",
-        "o-3&sku=kettle&quantity=1", "o-4&sku=kettle&quantity=1"}) {
+    for (String order :
+        new String[] {
+          "o-1&sku=tea&quantity=2",
+          "o-2&sku=tea&quantity=1",
+          "o-3&sku=kettle&quantity=1",
+          "o-4&sku=kettle&quantity=1"
+        }) {
       HttpResponse<String> placed =
           http.send(
               HttpRequest.newBuilder(URI.create(shop + "orders"))
