@@ -605,10 +605,11 @@ class RelayRobustnessContractTest extends RelayDatabaseTest {
         .as("held: not claimable at once")
         .isZero();
     assertThat(count("SELECT MAX(attempts) FROM outbox_event")).isZero();
+    // The relay's hold note: since when it met the destination down, then the reason.
     assertThat(
             count(
                 "SELECT COUNT(*) FROM outbox_event WHERE status = 'PENDING'"
-                    + " AND last_error = 'connection refused'"))
+                    + " AND last_error LIKE 'destination down since %: connection refused'"))
         .isEqualTo(6);
   }
 

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -249,27 +250,38 @@ class RelayStragglersContractTest extends RelayDatabaseTest {
             .computeIfAbsent(m.event().id().toString(), k -> new AtomicInteger())
             .incrementAndGet();
         sentNumbers.add(number(m));
-        CompletableFuture<SendResult> f = new CompletableFuture<>();
+        // The relay gets a future that completes only after the delivery is recorded here: a
+        // future runs its last-registered callbacks first, so recording in a callback of the
+        // relay's own future could come after the relay acknowledged the event and sent its
+        // successors, and the recorded order would not be the order the relay learned of them.
+        CompletableFuture<SendResult> answer = new CompletableFuture<>();
+        AtomicBoolean withdrawn = new AtomicBoolean();
+        CompletableFuture<SendResult> f =
+            answer.whenComplete(
+                (r, t) -> {
+                  if (!withdrawn.get() && r != null && r.isDelivered()) {
+                    delivered.add(m.event().id().toString());
+                    deliveredNumbers.add(number(m));
+                  }
+                });
         f.whenComplete(
             (r, t) -> {
               if (f.isCancelled()) {
+                withdrawn.set(true);
                 cancelled.incrementAndGet();
-              } else if (r != null && r.isDelivered()) {
-                delivered.add(m.event().id().toString());
-                deliveredNumbers.add(number(m));
               }
-              open.remove(f);
+              open.remove(answer);
             });
         if (slow.test(m)) {
-          open.add(f);
+          open.add(answer);
           maxOpen.accumulateAndGet(open.size(), Math::max);
           Duration after = answerAfter;
           if (after != null) {
             CompletableFuture.delayedExecutor(after.toMillis(), TimeUnit.MILLISECONDS)
-                .execute(() -> f.complete(lateAnswer));
+                .execute(() -> answer.complete(lateAnswer));
           }
         } else {
-          f.complete(SendResult.delivered());
+          answer.complete(SendResult.delivered());
         }
         futures.add(f);
       }
