@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxkit.OutboxEvent;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.testkit.ChildJvm;
+import dev.outboxkit.testkit.Flavor;
 import dev.outboxkit.testkit.kafka.KafkaTestBroker;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -128,9 +131,27 @@ class ClockSkewTest extends FaultTest {
                 .min(Long::compare)
                 .orElseThrow(
                     () -> new AssertionError("event " + id + " of a killed claim was never sent"));
+        // Not before its own lease ran out, by the database clock (a batch claimed ahead, still
+        // being sent at the kill, holds leases that began before the killed claim's).
+        assertThat(sent)
+            .as("%s's event %s taken over no sooner than its lease ended", t.relay, id)
+            .isGreaterThanOrEqualTo(t.leaseEnds.get(id) - SLACK_MILLIS);
         first = Math.min(first, sent);
         last = Math.max(last, sent);
       }
+      // Each lease was written by the database clock, not a relay's skewed one, which would put
+      // it minutes off: the latest ends no later than the lease after the killed claim was
+      // reported; the earliest (a batch claimed ahead began at most a send timeout earlier, 30 s
+      // leaves room for a loaded machine) ends no sooner than 30 s before the killed claim began.
+      long latestEnd = t.leaseEnds.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+      long earliestEnd =
+          t.leaseEnds.values().stream().mapToLong(Long::longValue).min().orElseThrow();
+      assertThat(latestEnd)
+          .as("%s's latest lease end", t.relay)
+          .isLessThanOrEqualTo(t.claimedAt + LEASE.toMillis() + SLACK_MILLIS);
+      assertThat(earliestEnd)
+          .as("%s's earliest lease end", t.relay)
+          .isGreaterThanOrEqualTo(t.claimStartedAt - Duration.ofSeconds(30).toMillis());
       takeoverNotes.add(
           String.format(
               Locale.ROOT,
@@ -139,11 +160,6 @@ class ClockSkewTest extends FaultTest {
               t.ids.size(),
               (first - t.claimStartedAt) / 1000.0,
               (last - t.claimStartedAt) / 1000.0));
-      // The lease runs from the claim statement, by the database clock: no earlier than the claim
-      // transaction began. The CLAIMED line itself may come late on a loaded machine.
-      assertThat(first - t.claimStartedAt)
-          .as("%s's events taken over no sooner than the lease", t.relay)
-          .isGreaterThanOrEqualTo(LEASE.toMillis() - SLACK_MILLIS);
     }
     long shortestRetryGap = Long.MAX_VALUE;
     long longestRetryGap = 0;
@@ -190,29 +206,48 @@ class ClockSkewTest extends FaultTest {
         .isEmpty();
   }
 
-  /** A claim a kill left behind: who held it, when it was made, what it held. */
+  /**
+   * A claim a kill left behind: who held it, when it was made, what it held and until when (the
+   * rows of the batch before it too, if that one was still being sent: claimed ahead, earlier).
+   */
   private static final class Takeover {
     final String relay;
     final long claimedAt;
     final long claimStartedAt;
+    final Map<String, Long> leaseEnds;
     final Set<String> ids;
 
-    Takeover(String relay, RelayLog.Batch claim, Set<String> ids) {
+    Takeover(String relay, RelayLog.Batch claim, Map<String, Long> leaseEnds) {
       this.relay = relay;
       this.claimedAt = claim.claimedAt;
       this.claimStartedAt = claim.claimStartedAt;
-      this.ids = ids;
+      this.leaseEnds = leaseEnds;
+      this.ids = leaseEnds.keySet();
     }
   }
 
   private Takeover killHoldingClaim(ChildJvm child, String relay, List<RelayLog> logs)
       throws Exception {
-    Set<String> ids =
-        new HashSet<>(
-            queryStrings(
-                "SELECT id FROM outbox_event WHERE status = 'IN_FLIGHT' AND lease_owner LIKE '"
+    // Each held row with the end of its lease, as the database wrote it (epoch milliseconds).
+    String leaseEnd =
+        flavor() == Flavor.POSTGRES
+            ? "CAST(EXTRACT(EPOCH FROM lease_until) * 1000 AS BIGINT)"
+            : "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', lease_until) DIV 1000";
+    Map<String, Long> leaseEnds = new HashMap<>();
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT id, "
+                    + leaseEnd
+                    + " FROM outbox_event WHERE status = 'IN_FLIGHT' AND lease_owner LIKE '"
                     + relay
-                    + "@%'"));
+                    + "@%'")) {
+      while (rs.next()) {
+        leaseEnds.put(rs.getString(1), rs.getLong(2));
+      }
+    }
+    Set<String> ids = leaseEnds.keySet();
     child.kill();
     RelayLog log = new RelayLog(child.name(), true, child.lines());
     logs.add(log);
@@ -220,6 +255,6 @@ class ClockSkewTest extends FaultTest {
     assertThat(claim).as("the claim %s was killed holding", relay).isNotNull();
     // Its rows, and the batch before it if that one was still being sent (claimed ahead).
     assertThat(ids).hasSizeGreaterThanOrEqualTo(claim.size);
-    return new Takeover(relay, claim, ids);
+    return new Takeover(relay, claim, leaseEnds);
   }
 }

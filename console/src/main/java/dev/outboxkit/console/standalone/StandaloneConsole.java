@@ -2,8 +2,8 @@ package dev.outboxkit.console.standalone;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.outboxkit.console.ConsoleAccess;
 import dev.outboxkit.console.ConsoleExchange;
-import dev.outboxkit.console.ConsolePermission;
 import dev.outboxkit.console.OutboxConsole;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -58,7 +57,8 @@ public final class StandaloneConsole implements AutoCloseable {
       throws IOException {
     this.users = users;
     OutboxConsole.Builder b =
-        OutboxConsole.builder(dataSource).access(StandaloneConsole::permissions);
+        OutboxConsole.builder(dataSource)
+            .access(ConsoleAccess.roles("view", "operate", "payloads"));
     if (table != null) {
       b.table(table);
     }
@@ -111,24 +111,6 @@ public final class StandaloneConsole implements AutoCloseable {
   public void close() {
     server.stop(0);
     threads.shutdownNow();
-  }
-
-  private static java.util.Set<ConsolePermission> permissions(
-      dev.outboxkit.console.ConsoleCaller c) {
-    java.util.Set<ConsolePermission> p = EnumSet.noneOf(ConsolePermission.class);
-    if (c.name().isEmpty()) {
-      return p;
-    }
-    if (c.isInRole("view") || c.isInRole("operate")) {
-      p.add(ConsolePermission.VIEW);
-    }
-    if (c.isInRole("operate")) {
-      p.add(ConsolePermission.OPERATE);
-    }
-    if (c.isInRole("payloads") && !p.isEmpty()) {
-      p.add(ConsolePermission.VIEW_PAYLOADS);
-    }
-    return p;
   }
 
   private void serve(HttpExchange http) throws IOException {

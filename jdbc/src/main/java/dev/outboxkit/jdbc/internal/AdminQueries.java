@@ -98,6 +98,11 @@ public final class AdminQueries {
     T of(Duration window, boolean complete, Map<String, Long> published);
   }
 
+  /** Bounds of an open time range that every database's time column holds. */
+  private static final Instant EARLIEST = Instant.parse("1970-01-02T00:00:00Z");
+
+  private static final Instant LATEST = Instant.parse("9000-01-01T00:00:00Z");
+
   private final DataSource ds;
   private final TableName table;
   private final SqlDialect named;
@@ -396,11 +401,6 @@ public final class AdminQueries {
         .setInstant("dead_from", filter.diedFrom().orElse(EARLIEST))
         .setInstant("dead_to", filter.diedBefore().orElse(LATEST));
   }
-
-  /** Bounds of an open time range that every database's time column holds. */
-  private static final Instant EARLIEST = Instant.parse("1970-01-02T00:00:00Z");
-
-  private static final Instant LATEST = Instant.parse("9000-01-01T00:00:00Z");
 
   /** {@return the row with this id, headers and payload included} */
   public <T> Optional<T> find(UUID id, Function<StoredRows.Row, T> row) {
