@@ -19,6 +19,9 @@ final class AuditLog {
   static final int MAX_OUTCOME = 1000;
   private static final String TABLE = ConsoleSchema.DEFAULT_AUDIT_TABLE;
 
+  /** Longest time of one audit statement, so a hung database cannot hold a request forever. */
+  static final int STATEMENT_TIMEOUT_SECONDS = 30;
+
   /** One audit row. */
   static final class Entry {
     final String id;
@@ -68,6 +71,7 @@ final class AuditLog {
                   + TABLE
                   + " (id, at_epoch_ms, actor, operation, criteria, dry_run_rows, changed_rows,"
                   + " outcome) VALUES (?, ?, ?, ?, ?, ?, NULL, 'started')")) {
+        ps.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
         ps.setString(1, id);
         ps.setLong(2, System.currentTimeMillis());
         ps.setString(3, cut(actor, 255));
@@ -86,6 +90,7 @@ final class AuditLog {
       try (PreparedStatement ps =
           c.prepareStatement(
               "UPDATE " + TABLE + " SET changed_rows = ?, outcome = ? WHERE id = ?")) {
+        ps.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
         ps.setLong(1, changedRows);
         ps.setString(2, cut(outcome, MAX_OUTCOME));
         ps.setString(3, id);
@@ -105,6 +110,7 @@ final class AuditLog {
                     + TABLE
                     + " ORDER BY at_epoch_ms DESC")) {
       ps.setMaxRows(limit);
+      ps.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           entries.add(

@@ -43,15 +43,15 @@ final class ConsoleHandler {
   }
 
   void handle(ConsoleExchange ex) throws IOException {
-    Set<ConsolePermission> granted = access.permissions(ex);
-    if (!granted.contains(ConsolePermission.VIEW)) {
-      send(ex, 403, "text/plain", "forbidden: this console needs a role that may view it");
-      return;
-    }
     String path = ex.path().isEmpty() ? "/" : ex.path();
-    String caller = ex.name().orElse("");
-    Request r = new Request(ex, granted, csrf.tokenFor(caller), caller);
     try {
+      Set<ConsolePermission> granted = access.permissions(ex);
+      if (!granted.contains(ConsolePermission.VIEW)) {
+        send(ex, 403, "text/plain", "forbidden: this console needs a role that may view it");
+        return;
+      }
+      String caller = ex.name().orElse("");
+      Request r = new Request(ex, granted, csrf.tokenFor(caller), caller);
       if ("GET".equals(ex.method()) || "HEAD".equals(ex.method())) {
         get(r, path);
       } else if ("POST".equals(ex.method())) {
@@ -64,6 +64,10 @@ final class ConsoleHandler {
     } catch (OutboxStorageException | SQLException failed) {
       log.warn("OutboxKit console: {} {} failed: {}", ex.method(), path, failed.toString());
       send(ex, 503, "text/plain", "the database could not answer: " + failed.getMessage());
+    } catch (RuntimeException unexpected) {
+      // Its message stays in the server's log: the caller learns only that it failed.
+      log.error("OutboxKit console: {} {} failed", ex.method(), path, unexpected);
+      send(ex, 500, "text/plain", "the console failed; the server's log has the details");
     }
   }
 
