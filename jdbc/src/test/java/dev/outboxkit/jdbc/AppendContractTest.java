@@ -54,6 +54,56 @@ class AppendContractTest extends DatabaseTest {
   }
 
   @Test
+  void one_default_writer_serves_this_database_and_another_asking_each_driver_connection_once()
+      throws Exception {
+    int[] metadataCalls = {0};
+    Set<Connection> driverConnections = new HashSet<>();
+    try (org.h2.jdbc.JdbcConnection h2 =
+        (org.h2.jdbc.JdbcConnection)
+            java.sql.DriverManager.getConnection("jdbc:h2:mem:" + UUID.randomUUID())) {
+      OutboxSchema.create(h2);
+      h2.setAutoCommit(false);
+      for (int i = 0; i < 6; i++) {
+        // A pool's wrapper, new per borrow as HikariCP's are, over this database or H2 in turns.
+        boolean here = i % 2 == 0;
+        try (Connection pooled = here ? ds.getConnection() : null) {
+          Connection driver = here ? pooled.unwrap(Connection.class) : h2;
+          driverConnections.add(driver);
+          Connection wrapper = countingMetadata(here ? pooled : h2, metadataCalls);
+          wrapper.setAutoCommit(false);
+          Outbox.append(wrapper, event("o-" + i).build());
+          wrapper.commit();
+        }
+      }
+      try (Statement st = h2.createStatement();
+          ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM outbox_event")) {
+        rs.next();
+        assertThat(rs.getLong(1)).isEqualTo(3);
+      }
+    }
+    assertThat(rows()).isEqualTo(3);
+    assertThat(metadataCalls[0]).isEqualTo(driverConnections.size());
+  }
+
+  /** A pool-like wrapper that counts {@code getMetaData} calls and delegates everything. */
+  private static Connection countingMetadata(Connection target, int[] calls) {
+    return (Connection)
+        java.lang.reflect.Proxy.newProxyInstance(
+            Connection.class.getClassLoader(),
+            new Class<?>[] {Connection.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("getMetaData")) {
+                calls[0]++;
+              }
+              try {
+                return method.invoke(target, args);
+              } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+
+  @Test
   void append_then_commit_stores_exactly_one_row_with_every_field_intact() throws Exception {
     byte[] binary = new byte[256];
     for (int i = 0; i < binary.length; i++) {

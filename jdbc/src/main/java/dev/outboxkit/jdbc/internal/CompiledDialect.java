@@ -13,7 +13,6 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
@@ -42,9 +41,6 @@ public final class CompiledDialect {
   private static final Pattern EVENT_COLUMNS = Pattern.compile("\\{event_columns(?::(\\w+))?}");
   private static final Pattern FROM_ONE_ROW = Pattern.compile("\\s*\\{from_one_row}");
   private static final Pattern UNKNOWN = Pattern.compile("\\{(?!table})\\w+(:\\w+)?}");
-  private static final DateTimeFormatter DATETIME =
-      DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS");
-
   private final SqlDialect dialect;
   private final Map<Statement, String> texts;
   private final ClaimStrategy claims;
@@ -291,7 +287,7 @@ public final class CompiledDialect {
         if (instant == null) {
           ps.setNull(index, Types.TIMESTAMP);
         } else {
-          ps.setString(index, DATETIME.format(LocalDateTime.ofInstant(instant, ZoneOffset.UTC)));
+          ps.setString(index, UtcText.format(instant));
         }
         break;
       case UTC_LOCAL_DATE_TIME:
