@@ -24,6 +24,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -322,6 +323,11 @@ class InboxOrderingContractTest extends DatabaseTest {
               c.commit();
             }
           }
+        },
+        () -> {
+          synchronized (pending) {
+            return pending.size();
+          }
         });
 
     assertThat(violations).isEmpty();
@@ -379,7 +385,8 @@ class InboxOrderingContractTest extends DatabaseTest {
             broker.done(d, requeue);
           }
           return null;
-        });
+        },
+        broker.deliveries::get);
 
     assertThat(violations).isEmpty();
     // Every delivery of the stream was made, and gaps were held back and redelivered.
@@ -476,7 +483,13 @@ class InboxOrderingContractTest extends DatabaseTest {
     }
   }
 
-  private static void runThreads(int threads, java.util.concurrent.Callable<Void> work)
+  /**
+   * Runs {@code work} on {@code threads} threads until each returns. Fails if {@code progress} (a
+   * count of deliveries made) stands still for a minute: the consumers are stuck. A bound on the
+   * whole run would instead fail a slow but moving run on a loaded machine.
+   */
+  private static void runThreads(
+      int threads, java.util.concurrent.Callable<Void> work, IntSupplier progress)
       throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
@@ -484,8 +497,23 @@ class InboxOrderingContractTest extends DatabaseTest {
       for (int i = 0; i < threads; i++) {
         running.add(pool.submit(work));
       }
+      int seen = progress.getAsInt();
+      long movedAt = System.nanoTime();
       for (Future<Void> f : running) {
-        f.get(60, TimeUnit.SECONDS);
+        while (true) {
+          try {
+            f.get(1, TimeUnit.SECONDS);
+            break;
+          } catch (java.util.concurrent.TimeoutException stillRunning) {
+            int now = progress.getAsInt();
+            if (now != seen) {
+              seen = now;
+              movedAt = System.nanoTime();
+            } else if (System.nanoTime() - movedAt > TimeUnit.MINUTES.toNanos(1)) {
+              throw new AssertionError("no delivery for a minute after " + now + ": stuck");
+            }
+          }
+        }
       }
     } finally {
       pool.shutdownNow();
