@@ -60,6 +60,29 @@ class RelayContractTest extends RelayDatabaseTest {
   // ---------------------------------------------------------------- at-least-once, no duplicates
 
   @Test
+  void an_event_committed_after_later_ones_were_published_is_published_too() throws Exception {
+    RecordingTransport transport = new RecordingTransport();
+    OutboxEvent first = event("late", 0);
+    long after = 0;
+    try (Connection late = transaction();
+        OutboxRelay relay = relay(transport, "late").ordered(false).build()) {
+      Outbox.append(late, first); // takes the lowest seq, commits last
+      relay.start();
+      // Later events commit and are published for 2.5 s: long enough for a claim floor (walked
+      // every second on PostgreSQL) to pass the uncommitted event's seq.
+      long until = System.nanoTime() + Duration.ofMillis(2500).toNanos();
+      while (System.nanoTime() - until < 0) {
+        int n = (int) ++after;
+        append(1, i -> event("after-" + n, n));
+        awaitPublished(after, Duration.ofSeconds(30));
+      }
+      late.commit();
+      awaitPublished(after + 1, Duration.ofSeconds(30));
+    }
+    assertThat(transport.deliveredEvents()).hasSize((int) after + 1).contains(first);
+  }
+
+  @Test
   void four_relays_deliver_twenty_thousand_events_exactly_once() throws Exception {
     List<OutboxEvent> events = append(20_000, i -> event("a" + (i % 500), i));
     RecordingTransport transport = new RecordingTransport();

@@ -11,7 +11,8 @@ public enum ClaimCapability {
    * One statement locks, marks and returns the rows: {@code UPDATE … RETURNING} (or {@code OUTPUT})
    * over a {@code SELECT … FOR UPDATE SKIP LOCKED}. One round trip per claim. Statements: {@code
    * claimUnordered}, {@code claimOrdered}; optional {@code claimOrderedSparse}, {@code
-   * beforeClaim}.
+   * beforeClaim}, and {@code claimFloor} with a {@code :floor} parameter in the first two (where
+   * their walk of the PENDING index may start).
    */
   RETURNING,
 

@@ -24,7 +24,8 @@ abstract class CandidateClaim extends ClaimStrategy {
   }
 
   @Override
-  final Claimed claim(Connection c, OutboxSql s, String owner, int limit, Mode mode, Duration lease)
+  final Claimed claim(
+      Connection c, OutboxSql s, String owner, int limit, Mode mode, Duration lease, long floor)
       throws SQLException {
     if (mode == Mode.UNORDERED) {
       return new Claimed(claimUnordered(c, s, owner, limit, lease), true);

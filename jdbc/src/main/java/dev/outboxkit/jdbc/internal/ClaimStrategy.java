@@ -67,9 +67,10 @@ abstract class ClaimStrategy {
    * Claims up to {@code limit} rows for {@code owner}, in the caller's transaction.
    *
    * @param s the dialect's statements on the relay's table
+   * @param floor where a scanning claim may start reading ({@link ClaimFloor}); 0 for anywhere
    */
   abstract Claimed claim(
-      Connection c, OutboxSql s, String owner, int limit, Mode mode, Duration lease)
+      Connection c, OutboxSql s, String owner, int limit, Mode mode, Duration lease, long floor)
       throws SQLException;
 
   /** Marks the given rows IN_FLIGHT for owner, those still PENDING; returns how many it marked. */

@@ -36,6 +36,9 @@ final class Claimer {
    */
   private volatile boolean headsScarce;
 
+  private final OrderedClaimChoice scarceClaims = new OrderedClaimChoice();
+  private final ClaimFloor floor;
+
   /**
    * @param owner the relay's lease owner prefix; each claim's token adds a batch number to it
    */
@@ -43,6 +46,7 @@ final class Claimer {
     this.settings = settings;
     this.store = store;
     this.owner = owner;
+    this.floor = new ClaimFloor(settings.ordered);
     // Half of what the lease leaves beyond a send; the other half is the acknowledgement's, as
     // OutboxRelay.Builder sizes the default statement timeout.
     this.maxWaitBeforeSend = settings.leaseDuration.minus(settings.sendTimeout).dividedBy(2);
@@ -97,7 +101,8 @@ final class Claimer {
       throws SQLException {
     OutboxSql known = store.sql();
     ClaimStrategy claims = known.dialect().claims();
-    ClaimStrategy.Mode mode = mode(claims);
+    boolean scarce = settings.ordered && headsScarce && claims.hasSparseClaim();
+    ClaimStrategy.Mode mode = mode(scarce);
     Duration lease = settings.leaseDuration;
     int[] heads = new int[1];
     AckAndClaim result =
@@ -106,7 +111,19 @@ final class Claimer {
             c -> {
               int updated = store.record(c, parts, settings.deleteOnPublish);
               OutboxSql s = store.sql(c);
-              ClaimStrategy.Claimed claim = claims.claim(c, s, token, limit, mode, lease);
+              long from = mode == ClaimStrategy.Mode.ORDERED_SPARSE ? 0 : floor.now(c, s);
+              long started = System.nanoTime();
+              ClaimStrategy.Claimed claim;
+              try {
+                claim = claims.claim(c, s, token, limit, mode, lease, from);
+              } finally {
+                // A claim the statement timeout cut off counts at least as long, so the other is
+                // tried next, not the same one again and again.
+                if (scarce) {
+                  scarceClaims.took(
+                      mode == ClaimStrategy.Mode.ORDERED_SPARSE, System.nanoTime() - started);
+                }
+              }
               List<ClaimedEvent> claimed = claim.events;
               heads[0] = claimed.size();
               if (withRuns && claim.runsPossible && !claimed.isEmpty() && claimed.size() < limit) {
@@ -121,14 +138,20 @@ final class Claimer {
     return result;
   }
 
+  /** See {@link RelayCycle#lookBelowFloor()}. */
+  boolean lookBelowFloor() {
+    return floor.drop();
+  }
+
   /**
-   * The claim to run: the sparse ordered claim while heads are scarce, where the dialect has one.
+   * The claim to run: while heads are scarce, where the dialect has a sparse ordered claim, the one
+   * of the two ordered claims that cost less lately ({@link OrderedClaimChoice}).
    */
-  private ClaimStrategy.Mode mode(ClaimStrategy claims) {
+  private ClaimStrategy.Mode mode(boolean scarce) {
     if (!settings.ordered) {
       return ClaimStrategy.Mode.UNORDERED;
     }
-    return headsScarce && claims.hasSparseClaim()
+    return scarce && scarceClaims.sparse()
         ? ClaimStrategy.Mode.ORDERED_SPARSE
         : ClaimStrategy.Mode.ORDERED;
   }

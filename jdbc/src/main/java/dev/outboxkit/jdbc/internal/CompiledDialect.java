@@ -69,7 +69,7 @@ public final class CompiledDialect {
                 + ": add it with statement(\""
                 + st.name()
                 + "\", sql) taking "
-                + names(st.params())
+                + wanted(st)
                 + ", or start from a preset with toBuilder");
       }
     }
@@ -180,7 +180,7 @@ public final class CompiledDialect {
       throw refused(
           st.name(),
           "must take the parameters "
-              + names(st.params())
+              + wanted(st)
               + (missing.isEmpty() ? "" : "; it lacks " + names(missing))
               + (extra.isEmpty()
                   ? ""
@@ -188,6 +188,14 @@ public final class CompiledDialect {
               + " (parameters are bound by name, so their order in the text is free)");
     }
     return sql;
+  }
+
+  /** The parameters a statement takes, those it may omit said as optional. */
+  private static String wanted(Statement st) {
+    Set<String> required = new java.util.LinkedHashSet<>(st.params());
+    required.removeAll(st.mayOmit());
+    return names(required)
+        + (st.mayOmit().isEmpty() ? "" : " (optionally " + names(st.mayOmit()) + ")");
   }
 
   private static String names(Set<String> params) {

@@ -469,6 +469,17 @@ final class RelayCycle {
     recorder.recordLate(parts, notices);
   }
 
+  /**
+   * Lets the next claims read the whole PENDING index again, below the claim floor too ({@link
+   * ClaimFloor}): a caller's drain or round promises everything claimable now, even an event that
+   * became claimable below the floor since the last walk.
+   *
+   * @return whether a floor was in use
+   */
+  public boolean lookBelowFloor() {
+    return claimer.lookBelowFloor();
+  }
+
   /** Whether sends left to finish on their own are still under way. */
   public boolean hasStragglers() {
     return !stragglers.isEmpty();

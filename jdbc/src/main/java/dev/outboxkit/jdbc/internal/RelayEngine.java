@@ -343,6 +343,7 @@ public final class RelayEngine {
   public int runOnce() {
     refuseOnCallersThread("runOnce()");
     try {
+      cycle.lookBelowFloor();
       return cycle.runOnce();
     } catch (SQLException e) {
       throw storageFailure(e);
@@ -354,10 +355,14 @@ public final class RelayEngine {
     refuseOnCallersThread("drain()");
     int total = 0;
     try {
+      cycle.lookBelowFloor();
       while (!closed) {
         int n = cycle.runWhileFull();
         total += n;
         if (n == 0) {
+          if (cycle.lookBelowFloor()) {
+            continue; // a long drain walked a floor again: nothing is left only if none is below
+          }
           if (!cycle.hasStragglers()) {
             break;
           }

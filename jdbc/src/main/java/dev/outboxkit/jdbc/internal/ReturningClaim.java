@@ -38,7 +38,8 @@ final class ReturningClaim extends ClaimStrategy {
   }
 
   @Override
-  Claimed claim(Connection c, OutboxSql s, String owner, int limit, Mode mode, Duration lease)
+  Claimed claim(
+      Connection c, OutboxSql s, String owner, int limit, Mode mode, Duration lease, long floor)
       throws SQLException {
     Statement st =
         mode == Mode.UNORDERED
@@ -46,6 +47,9 @@ final class ReturningClaim extends ClaimStrategy {
             : mode == Mode.ORDERED ? Statements.CLAIM_ORDERED : Statements.CLAIM_ORDERED_SPARSE;
     try (Query q = Query.prepare(c, s, st)) {
       q.setString("owner", owner).setLong("lease", Micros.of(lease)).setInt("limit", limit);
+      if (mode != Mode.ORDERED_SPARSE) {
+        q.setLong("floor", floor);
+      }
       try (ResultSet rs = q.executeQuery()) {
         List<ClaimedEvent> claimed = new ArrayList<>();
         boolean successors = false;

@@ -269,12 +269,14 @@ final class Statements {
 
   /** The first due PENDING rows, claimed. */
   public static final Statement CLAIM_UNORDERED =
-      Statement.claim(EnumSet.of(RETURNING), "claimUnordered", "owner", "lease", "limit")
+      Statement.claim(EnumSet.of(RETURNING), "claimUnordered", "owner", "lease", "limit", "floor")
+          .mayOmit("floor")
           .columns(EVENT, "expired");
 
   /** The first claimable heads, claimed, each with whether a PENDING successor exists. */
   public static final Statement CLAIM_ORDERED =
-      Statement.claim(EnumSet.of(RETURNING), "claimOrdered", "owner", "lease", "limit")
+      Statement.claim(EnumSet.of(RETURNING), "claimOrdered", "owner", "lease", "limit", "floor")
+          .mayOmit("floor")
           .columns(EVENT, "expired", "has_successor");
 
   /** As {@link #CLAIM_ORDERED}, finding heads aggregate by aggregate. */
@@ -282,6 +284,15 @@ final class Statements {
       Statement.claimOptional(
               EnumSet.of(RETURNING), "claimOrderedSparse", "owner", "lease", "limit")
           .columns(EVENT, "expired", "has_successor");
+
+  /**
+   * Where the scanning claims may start reading ({@code floor}, {@link ClaimFloor}): the first
+   * PENDING seq due within {@code ahead} microseconds, in ordered mode ({@code ordered} 1) not
+   * behind a DEAD event, and the highest seq.
+   */
+  public static final Statement CLAIM_FLOOR =
+      Statement.claimOptional(EnumSet.of(RETURNING), "claimFloor", "ordered", "ahead")
+          .columns("first_due", "last_seq");
 
   /** Plan settings for the scanning claims, local to the transaction. */
   public static final Statement BEFORE_CLAIM =
@@ -408,6 +419,7 @@ final class Statements {
           CLAIM_UNORDERED,
           CLAIM_ORDERED,
           CLAIM_ORDERED_SPARSE,
+          CLAIM_FLOOR,
           BEFORE_CLAIM,
           LOCK_UNORDERED,
           LOCK_CANDIDATES,

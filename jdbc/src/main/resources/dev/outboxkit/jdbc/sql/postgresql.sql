@@ -3,15 +3,22 @@
 
 -- The inner SELECT walks the partial PENDING index in seq order and skips rows another relay
 -- holds, so concurrent relays take disjoint batches without waiting on each other.
+--
+-- The scanning claims start at the relay's floor (claimFloor): naming every priority the CHECK
+-- allows turns the walk into one index range per priority, each starting at (priority, :floor),
+-- still in index order. So the entries of rows claimed before, which a held xmin horizon keeps in
+-- the index, are never read.
 -- name: claimUnordered
 UPDATE {table} o
    SET status = 'IN_FLIGHT', lease_owner = :owner,
        lease_until = {now + :lease}
- WHERE o.seq IN (SELECT c.seq FROM {table} c
-                  WHERE c.status = 'PENDING' AND c.available_at <= now()
+ WHERE o.seq = ANY (ARRAY(SELECT c.seq FROM {table} c
+                  WHERE c.status = 'PENDING'
+                    AND c.priority IN (9, 8, 7, 6, 5, 4, 3, 2, 1, 0, -1, -2, -3, -4, -5, -6, -7, -8, -9)
+                    AND c.seq >= :floor AND c.available_at <= now()
                   ORDER BY c.priority DESC, c.seq
                   LIMIT :limit
-                    FOR UPDATE SKIP LOCKED)
+                    FOR UPDATE SKIP LOCKED))
 RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired
 
 -- Only the first unfinished event of each aggregate is claimable. The NOT EXISTS probe is
@@ -19,24 +26,34 @@ RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired
 -- relay holds still blocks its successors here. has_successor (one probe of the aggregate index
 -- per head claimed) says whether a run may follow the head: a trickle of events, each alone in
 -- its aggregate, then costs no run search.
+-- Both aggregate probes are written so that no table statistics can plan them another way, as
+-- statistics taken while the table was empty did (then 10,000 events arrived, each its own
+-- aggregate: 200 ms a claim instead of 5). OFFSET 0 keeps the NOT EXISTS a probe per candidate
+-- rather than a join over a whole index; has_successor states its status so that only the
+-- aggregate index's predicate is implied, never the PENDING index's (a walk of every later PENDING
+-- row per head).
 -- name: claimOrdered
 UPDATE {table} o
    SET status = 'IN_FLIGHT', lease_owner = :owner,
        lease_until = {now + :lease}
- WHERE o.seq IN (SELECT c.seq FROM {table} c
-                  WHERE c.status = 'PENDING' AND c.available_at <= now()
+ WHERE o.seq = ANY (ARRAY(SELECT c.seq FROM {table} c
+                  WHERE c.status = 'PENDING'
+                    AND c.priority IN (9, 8, 7, 6, 5, 4, 3, 2, 1, 0, -1, -2, -3, -4, -5, -6, -7, -8, -9)
+                    AND c.seq >= :floor AND c.available_at <= now()
                     AND NOT EXISTS (SELECT 1 FROM {table} p
                                      WHERE p.aggregate_type = c.aggregate_type
                                        AND p.aggregate_id = c.aggregate_id
                                        AND p.seq < c.seq
-                                       AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD'))
+                                       AND p.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
+                                    OFFSET 0)
                   ORDER BY c.priority DESC, c.seq
                   LIMIT :limit
-                    FOR UPDATE SKIP LOCKED)
+                    FOR UPDATE SKIP LOCKED))
 RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired,
           EXISTS (SELECT 1 FROM {table} r
                    WHERE r.aggregate_type = o.aggregate_type AND r.aggregate_id = o.aggregate_id
-                     AND r.status = 'PENDING' AND r.seq > o.seq) AS has_successor
+                     AND r.seq > o.seq AND r.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
+                     AND r.status NOT IN ('IN_FLIGHT', 'DEAD')) AS has_successor
 
 -- A loose index scan: each step of the recursion jumps to the next aggregate in the partial
 -- aggregate index and reads its first unfinished row, the aggregate's head. Heads that are
@@ -73,37 +90,41 @@ UPDATE {table} o
 RETURNING {event_columns:o}, (o.expires_at <= now()) AS expired,
           EXISTS (SELECT 1 FROM {table} r
                    WHERE r.aggregate_type = o.aggregate_type AND r.aggregate_id = o.aggregate_id
-                     AND r.status = 'PENDING' AND r.seq > o.seq) AS has_successor
+                     AND r.seq > o.seq AND r.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
+                     AND r.status NOT IN ('IN_FLIGHT', 'DEAD')) AS has_successor
 
--- Pins the claim to its cheap plan: walk the PENDING index in seq order, probe each row's
--- aggregate with a nested loop, stop at the LIMIT. With stale statistics (a new or truncated
--- table that suddenly holds a backlog) the planner otherwise picks a bitmap scan, a hash
--- anti-join over every unfinished row and a sort: O(backlog) per claim, seconds per batch.
+-- Where the scanning claims may start (ClaimFloor): the first PENDING event due within :ahead
+-- microseconds, per priority one probe of the PENDING index, in ordered mode skipping events
+-- behind a DEAD one of their aggregate (written, like has_successor, so that only the aggregate
+-- index can answer); and the highest seq committed. :ordered is 1 or 0.
+-- name: claimFloor
+SELECT (SELECT min(f.seq) FROM generate_series(-9, 9) AS p(priority)
+         CROSS JOIN LATERAL (SELECT x.seq FROM {table} x
+                              WHERE x.status = 'PENDING' AND x.priority = p.priority
+                                AND x.available_at <= {now + :ahead}
+                                AND (:ordered = 0
+                                     OR NOT EXISTS (SELECT 1 FROM {table} d
+                                                     WHERE d.aggregate_type = x.aggregate_type
+                                                       AND d.aggregate_id = x.aggregate_id
+                                                       AND d.seq < x.seq
+                                                       AND d.status IN ('PENDING', 'IN_FLIGHT', 'DEAD')
+                                                       AND d.status NOT IN ('PENDING', 'IN_FLIGHT')
+                                                    OFFSET 0))
+                              ORDER BY x.seq LIMIT 1) f) AS first_due,
+       (SELECT COALESCE(max(seq), 0) FROM {table}) AS last_seq
+
+-- Pins the scanning claims to their cheap plan: walk the PENDING index in seq order, probe each
+-- row's aggregate by index, stop at the LIMIT, then find the claimed rows by primary key (the
+-- ARRAY() is computed once). With stale statistics (a new or truncated table that suddenly holds
+-- a backlog) the planner otherwise picks a bitmap scan, a hash anti-join over every unfinished row
+-- and a sort: O(backlog) per claim. And a plan the driver prepared while the table held a few
+-- rows, which the server keeps for the statement, read the whole table for every claim ten
+-- minutes later (a sequential scan per candidate): no claim wants a sequential scan.
 -- The settings are transaction-local, so the connection goes back to the pool unchanged.
--- The first statement of every transaction OutboxKit runs on its own connections (relay, admin,
--- inbox purge), one round trip, each setting transaction-local so the connection goes back to
--- the pool unchanged. :timeout_ms is the statement timeout in milliseconds, as text.
---
--- statement_timeout and lock_timeout cancel a statement (the connection stays usable), and
--- idle_in_transaction_session_timeout ends the session of a client that stopped talking mid
--- transaction (a dead network path: no FIN, no RST), releasing its row locks, which leases
--- cannot do for a claim that never committed.
---
--- These transactions also commit without waiting for the WAL flush (about 1 ms per commit on
--- ordinary disks, twice per relay batch, on the path from commit to publish). Safe for
--- at-least-once: a database crash can only lose the last few claims, acks, replays or purges,
--- so those events are claimed and sent again (or stay DEAD, or are purged next time); nothing
--- is marked PUBLISHED before the broker confirmed it, and the application's own commits stay
--- synchronous.
--- name: boundTransaction
-SELECT set_config('synchronous_commit', 'off', true),
-       set_config('statement_timeout', :timeout_ms, true),
-       set_config('lock_timeout', :timeout_ms, true),
-       set_config('idle_in_transaction_session_timeout', :timeout_ms, true)
-
 -- name: beforeClaim
 SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),
-       set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)
+       set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true),
+       set_config('enable_seqscan', 'off', true)
 
 -- The oldest PENDING row: the claim index is in priority order, so one probe per priority (the
 -- table's CHECK keeps them within -9 to 9) finds each priority's first seq, and the least of them

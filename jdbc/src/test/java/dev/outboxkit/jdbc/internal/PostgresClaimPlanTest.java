@@ -29,25 +29,49 @@ class PostgresClaimPlanTest extends DatabaseTest {
     return Flavor.POSTGRES;
   }
 
+  /** An index condition on the aggregate of the outer row {@code alias}. */
+  private static String probe(String alias) {
+    return "Index Cond: \\(+\\(?aggregate_type\\)?(::text)? = \\("
+        + alias
+        + "\\.aggregate_type\\)::text";
+  }
+
   /** EXPLAIN of a claim, with the planner settings the relay uses for plain claims. */
   private String plan(Statement statement) throws SQLException {
+    return plan(statement, 0);
+  }
+
+  /** As {@link #plan(Statement)}, the claim starting at {@code floor}. */
+  private String plan(Statement statement, long floor) throws SQLException {
     try (Connection c = ds.getConnection()) {
       c.setAutoCommit(false);
       try (java.sql.Statement s = c.createStatement()) {
         s.execute(SQL.text(Statements.BEFORE_CLAIM));
       }
-      String plan = explain(c, "EXPLAIN " + SQL.text(statement), 500);
+      String plan = explain(c, "EXPLAIN ", statement, 500, floor);
       c.rollback();
       return plan;
     }
   }
 
-  private static String explain(Connection c, String sql, int limit) throws SQLException {
+  /** Runs {@code prefix} and the claim, its parameters bound by name; returns the plan's lines. */
+  private static String explain(Connection c, String prefix, Statement st, int limit, long floor)
+      throws SQLException {
+    NamedSql.Rendered r = SQL.rendered(st);
     StringBuilder plan = new StringBuilder();
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.setString(1, "plan@test/1");
-      ps.setLong(2, 60_000);
-      ps.setInt(3, limit);
+    try (PreparedStatement ps = c.prepareStatement(prefix + r.sql)) {
+      for (int i : r.positions("owner")) {
+        ps.setString(i, "plan@test/1");
+      }
+      for (int i : r.positions("lease")) {
+        ps.setLong(i, 60_000_000);
+      }
+      for (int i : r.positions("limit")) {
+        ps.setInt(i, limit);
+      }
+      for (int i : r.positions("floor")) {
+        ps.setLong(i, floor);
+      }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           plan.append(rs.getString(1)).append('\n');
@@ -79,6 +103,92 @@ class PostgresClaimPlanTest extends DatabaseTest {
   }
 
   @Test
+  void the_ordered_claim_probes_each_aggregate_after_statistics_of_an_empty_table()
+      throws Exception {
+    // Analyzed while empty (a new table, or after a purge), then a burst of 10,000 events, each its
+    // own aggregate: PostgreSQL planned the NOT EXISTS as a join that read the aggregate index once
+    // and compared it with every candidate (1,000,000 rows compared, 200 ms a claim), and
+    // has_successor as a walk of the PENDING index past each head.
+    execute("VACUUM ANALYZE outbox_event");
+    execute(
+        "INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type, payload,"
+            + " content_type, occurred_at, available_at)"
+            + " SELECT gen_random_uuid(), 'Order', 'burst-' || g, 'E', '\\x00'::bytea,"
+            + " 'application/json', now(), now() FROM generate_series(1, 10000) g");
+
+    String ordered = plan(Statements.CLAIM_ORDERED);
+
+    assertThat(ordered)
+        .contains("Index Scan using outbox_event_claim_idx")
+        // Each candidate's predecessors and each head's successors: probes by aggregate.
+        .containsPattern(probe("c"))
+        .containsPattern(probe("o"))
+        .doesNotContain("Materialize")
+        .doesNotContain("Join Filter");
+  }
+
+  @Test
+  void a_claim_plan_the_server_keeps_from_a_table_of_three_rows_still_walks_the_indexes()
+      throws Exception {
+    // The driver prepares a statement on the server after a few uses, and the server may keep one
+    // generic plan for it. Planned while the table held three rows, it read the whole table for
+    // every claim once the table had grown: every scan of it must stay an index scan.
+    execute("VACUUM ANALYZE outbox_event");
+    execute(
+        "INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type, payload,"
+            + " content_type, occurred_at, available_at)"
+            + " SELECT gen_random_uuid(), 'Order', 'a' || g, 'E', '\\x00'::bytea,"
+            + " 'application/json', now(), now() FROM generate_series(1, 3) g");
+    for (Statement claim : List.of(Statements.CLAIM_UNORDERED, Statements.CLAIM_ORDERED)) {
+      String text = SQL.rendered(claim).sql;
+      StringBuilder numbered = new StringBuilder();
+      int n = 0;
+      for (char ch : text.toCharArray()) {
+        if (ch == '?') {
+          numbered.append('$').append(++n);
+        } else {
+          numbered.append(ch);
+        }
+      }
+      NamedSql.Rendered r = SQL.rendered(claim);
+      String[] args = new String[n];
+      for (int i : r.positions("owner")) {
+        args[i - 1] = "'plan@test/1'";
+      }
+      for (int i : r.positions("lease")) {
+        args[i - 1] = "60000000";
+      }
+      for (int i : r.positions("limit")) {
+        args[i - 1] = "100";
+      }
+      for (int i : r.positions("floor")) {
+        args[i - 1] = "0";
+      }
+      StringBuilder plan = new StringBuilder();
+      try (Connection c = ds.getConnection();
+          java.sql.Statement s = c.createStatement()) {
+        c.setAutoCommit(false);
+        s.execute(SQL.text(Statements.BEFORE_CLAIM));
+        s.execute("SET LOCAL plan_cache_mode = force_generic_plan");
+        s.execute("PREPARE kept AS " + numbered);
+        try (ResultSet rs =
+            s.executeQuery("EXPLAIN EXECUTE kept(" + String.join(", ", args) + ")")) {
+          while (rs.next()) {
+            plan.append(rs.getString(1)).append('\n');
+          }
+        }
+        c.rollback();
+        s.execute("DEALLOCATE kept");
+      }
+      assertThat(plan.toString())
+          .as(claim.name())
+          .contains("Index Scan using outbox_event_claim_idx on outbox_event c")
+          .contains("Index Scan using outbox_event_pkey on outbox_event o")
+          .doesNotContain("Seq Scan");
+    }
+  }
+
+  @Test
   void claims_stay_on_the_live_row_indexes_with_200k_published_rows() throws Exception {
     execute(
         "INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type, payload,"
@@ -102,6 +212,60 @@ class PostgresClaimPlanTest extends DatabaseTest {
   }
 
   @Test
+  void the_scanning_claims_start_at_the_floor_in_each_priority() throws Exception {
+    execute(
+        "INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type, payload,"
+            + " content_type, occurred_at, available_at, priority)"
+            + " SELECT gen_random_uuid(), 'Order', 'a' || (g % 1000), 'E', '\\x00'::bytea,"
+            + " 'application/json', now(), now(), g % 3 FROM generate_series(1, 20000) g");
+    execute("ANALYZE outbox_event");
+
+    for (Statement claim : List.of(Statements.CLAIM_UNORDERED, Statements.CLAIM_ORDERED)) {
+      // One index range per priority, each from (priority, floor): the entries below the floor,
+      // dead ones included, are never read. No sort: the ranges come in index order.
+      assertThat(plan(claim, 15_000))
+          .contains("Index Scan using outbox_event_claim_idx on outbox_event c")
+          .containsPattern("Index Cond: \\(\\(priority = ANY \\([^)]*\\)\\) AND \\(seq >= ")
+          .doesNotContain("Sort");
+    }
+  }
+
+  @Test
+  void the_claim_floor_is_one_probe_per_priority() throws Exception {
+    execute(
+        "INSERT INTO outbox_event (id, aggregate_type, aggregate_id, event_type, payload,"
+            + " content_type, occurred_at, available_at, status, published_at)"
+            + " SELECT gen_random_uuid(), 'Order', 'a' || (g % 1000), 'E', '\\x00'::bytea,"
+            + " 'application/json', now(), now(), CASE WHEN g > 199990 THEN 'PENDING' WHEN g % 100"
+            + " = 0 THEN 'DEAD' ELSE 'PUBLISHED' END, now() FROM generate_series(1, 200000) g");
+    execute("ANALYZE outbox_event");
+    String plan;
+    NamedSql.Rendered r = SQL.rendered(Statements.CLAIM_FLOOR);
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps = c.prepareStatement("EXPLAIN ANALYZE " + r.sql)) {
+      for (int i : r.positions("ordered")) {
+        ps.setInt(i, 1);
+      }
+      for (int i : r.positions("ahead")) {
+        ps.setLong(i, 10_000_000);
+      }
+      StringBuilder lines = new StringBuilder();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          lines.append(rs.getString(1)).append('\n');
+        }
+      }
+      plan = lines.toString();
+    }
+
+    assertThat(plan)
+        .contains("Index Scan using outbox_event_claim_idx on outbox_event x")
+        .containsPattern(probe("x"))
+        .contains("Index Only Scan Backward using outbox_event_pkey")
+        .doesNotContain("Seq Scan");
+  }
+
+  @Test
   void the_sparse_ordered_claim_hops_over_aggregates_instead_of_reading_the_backlog()
       throws Exception {
     execute(
@@ -110,11 +274,11 @@ class PostgresClaimPlanTest extends DatabaseTest {
             + " SELECT gen_random_uuid(), 'Order', 'a' || (g % 50), 'E', '\\x00'::bytea,"
             + " 'application/json', now(), now() FROM generate_series(1, 10000) g");
     execute("ANALYZE outbox_event");
-    String sql = "EXPLAIN ANALYZE " + SQL.text(Statements.CLAIM_ORDERED_SPARSE);
     String plan;
     try (Connection c = ds.getConnection()) {
       c.setAutoCommit(false);
-      plan = explain(c, sql, 100); // ANALYZE runs it: roll the claim back
+      // ANALYZE runs it: roll the claim back
+      plan = explain(c, "EXPLAIN ANALYZE ", Statements.CLAIM_ORDERED_SPARSE, 100, 0);
       c.rollback();
     }
 

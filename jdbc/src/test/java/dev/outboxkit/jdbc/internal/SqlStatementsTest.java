@@ -159,7 +159,7 @@ class SqlStatementsTest {
         .hasMessage(
             "dialect Mine: statement claimUnordered is missing (claim capability RETURNING runs"
                 + " it): add it with statement(\"claimUnordered\", sql) taking :owner, :lease,"
-                + " :limit, or start from a preset with toBuilder");
+                + " :limit (optionally :floor), or start from a preset with toBuilder");
     // common.sql alone has no inbox insert: every database ignores a duplicate its own way.
     assertThatThrownBy(
             () ->

@@ -44,6 +44,7 @@ public final class StatementSamples {
         case "any_aggregate_type":
         case "any_aggregate_id":
         case "sample":
+        case "ordered":
           q.setInt(p, 1);
           break;
         case "id":
@@ -66,6 +67,7 @@ public final class StatementSamples {
         case "finished_age":
         case "dead_age":
         case "window":
+        case "ahead":
           q.setLong(p, micros);
           break;
         case "priority":
@@ -77,6 +79,7 @@ public final class StatementSamples {
         case "version":
         case "after":
         case "head":
+        case "floor":
           q.setLong(p, 0);
           break;
         case "status":
