@@ -37,6 +37,7 @@ public final class Bench {
           new OrderedScenario(),
           new BrokersScenario(),
           new LatencyScenario(),
+          new HorizonScenario(),
           new ScaleOutScenario(),
           new ConsoleScenario(),
           new MemoryScenario());

@@ -113,6 +113,27 @@ SELECT (SELECT min(f.seq) FROM generate_series(-9, 9) AS p(priority)
                               ORDER BY x.seq LIMIT 1) f) AS first_due,
        (SELECT COALESCE(max(seq), 0) FROM {table}) AS last_seq
 
+-- The first statement of every transaction OutboxKit runs on its own connections (relay, admin,
+-- inbox purge), one round trip, each setting transaction-local so the connection goes back to
+-- the pool unchanged. :timeout_ms is the statement timeout in milliseconds, as text.
+--
+-- statement_timeout and lock_timeout cancel a statement (the connection stays usable), and
+-- idle_in_transaction_session_timeout ends the session of a client that stopped talking mid
+-- transaction (a dead network path: no FIN, no RST), releasing its row locks, which leases
+-- cannot do for a claim that never committed.
+--
+-- These transactions also commit without waiting for the WAL flush (about 1 ms per commit on
+-- ordinary disks, twice per relay batch, on the path from commit to publish). Safe for
+-- at-least-once: a database crash can only lose the last few claims, acks, replays or purges,
+-- so those events are claimed and sent again (or stay DEAD, or are purged next time); nothing
+-- is marked PUBLISHED before the broker confirmed it, and the application's own commits stay
+-- synchronous.
+-- name: boundTransaction
+SELECT set_config('synchronous_commit', 'off', true),
+       set_config('statement_timeout', :timeout_ms, true),
+       set_config('lock_timeout', :timeout_ms, true),
+       set_config('idle_in_transaction_session_timeout', :timeout_ms, true)
+
 -- Pins the scanning claims to their cheap plan: walk the PENDING index in seq order, probe each
 -- row's aggregate by index, stop at the LIMIT, then find the claimed rows by primary key (the
 -- ARRAY() is computed once). With stale statistics (a new or truncated table that suddenly holds
