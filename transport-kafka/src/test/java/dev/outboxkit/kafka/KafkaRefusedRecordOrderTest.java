@@ -146,6 +146,12 @@ class KafkaRefusedRecordOrderTest {
           () -> refusedForSize(probe, topic),
           Duration.ofSeconds(30),
           "the broker applies the lowered limit");
+      // It may refuse by the new limit before it reports it: once it reports it too, the
+      // transport's reading after the refusal below cannot come back with the old one.
+      Await.until(
+          () -> "32768".equals(describedLimit(admin, resource)),
+          Duration.ofSeconds(30),
+          "the broker reports the lowered limit");
 
       OutboxEvent b1 = event(type, "b", "B1", new byte[40_000]);
       SendResult refused = transport.sendBatch(List.of(message(b1))).get(0);
@@ -168,6 +174,23 @@ class KafkaRefusedRecordOrderTest {
   }
 
   /** Sends a 40 kB record with a plain producer; true once the broker refuses it for its size. */
+  private static String describedLimit(Admin admin, ConfigResource topic) {
+    try {
+      return admin
+          .describeConfigs(List.of(topic))
+          .all()
+          .get()
+          .get(topic)
+          .get("max.message.bytes")
+          .value();
+    } catch (ExecutionException e) {
+      throw new AssertionError(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
   private static boolean refusedForSize(KafkaProducer<String, byte[]> probe, String topic) {
     try {
       probe.send(new ProducerRecord<>(topic, "probe", new byte[40_000])).get();
