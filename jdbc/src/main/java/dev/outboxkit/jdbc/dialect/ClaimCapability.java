@@ -10,9 +10,10 @@ public enum ClaimCapability {
   /**
    * One statement locks, marks and returns the rows: {@code UPDATE … RETURNING} (or {@code OUTPUT})
    * over a {@code SELECT … FOR UPDATE SKIP LOCKED}. One round trip per claim. Statements: {@code
-   * claimUnordered}, {@code claimOrdered}; optional {@code claimOrderedSparse}, {@code
-   * beforeClaim}, and {@code claimFloor} with a {@code :floor} parameter in the first two (where
-   * their walk of the PENDING index may start).
+   * claimUnordered}, {@code claimOrdered}; optional {@code claimOrderedSparse}, {@code beforeClaim}
+   * and {@code beforeSparseClaim} (settings for the claim's transaction), and {@code claimFloor}
+   * with a {@code :floor} parameter in the first two (where their walk of the PENDING index may
+   * start).
    */
   RETURNING,
 

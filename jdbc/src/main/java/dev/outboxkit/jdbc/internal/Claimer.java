@@ -105,6 +105,7 @@ final class Claimer {
     ClaimStrategy.Mode mode = mode(scarce);
     Duration lease = settings.leaseDuration;
     int[] heads = new int[1];
+    long[] took = new long[1];
     AckAndClaim result =
         store.inTransaction(
             claims.prelude(mode),
@@ -117,11 +118,11 @@ final class Claimer {
               try {
                 claim = claims.claim(c, s, token, limit, mode, lease, from);
               } finally {
+                took[0] = System.nanoTime() - started;
                 // A claim the statement timeout cut off counts at least as long, so the other is
                 // tried next, not the same one again and again.
                 if (scarce) {
-                  scarceClaims.took(
-                      mode == ClaimStrategy.Mode.ORDERED_SPARSE, System.nanoTime() - started);
+                  scarceClaims.took(mode == ClaimStrategy.Mode.ORDERED_SPARSE, took[0]);
                 }
               }
               List<ClaimedEvent> claimed = claim.events;
@@ -133,7 +134,13 @@ final class Claimer {
               return new AckAndClaim(updated, claimed);
             });
     if (settings.ordered) {
-      headsScarce = heads[0] < limit;
+      boolean scarceNow = heads[0] < limit;
+      if (scarceNow && !scarce && claims.hasSparseClaim()) {
+        // A scanning claim that came back short read every pending event: what the scanning claim
+        // costs while heads are scarce, so the choice need not run it again to find out.
+        scarceClaims.took(false, took[0]);
+      }
+      headsScarce = scarceNow;
     }
     return result;
   }

@@ -13,7 +13,9 @@ package dev.outboxkit.jdbc.internal;
  * and the other is tried again once the time spent since its last try reaches {@value
  * #TRY_OTHER_AFTER} times its own cost: about a twentieth of the claiming time goes to finding out
  * that it got cheaper, and a try that stalls the relay as long as it takes comes rarely. The first
- * scarce claim is the sparse one, as before this class, the second the scanning one.
+ * scarce claim is the sparse one, as before this class, unless the scanning one was measured
+ * already (a scanning claim that came back short is what made heads scarce, and counts as a try);
+ * the other runs next, so each is measured once.
  */
 final class OrderedClaimChoice {
   static final int TRY_OTHER_AFTER = 20;

@@ -30,11 +30,12 @@ final class ReturningClaim extends ClaimStrategy {
 
   /**
    * The plan settings ({@link Statements#BEFORE_CLAIM}) pin the index walk in seq order that the
-   * scanning claims are written for; the sparse claim plans freely.
+   * scanning claims are written for; the sparse claim plans freely ({@link
+   * Statements#BEFORE_SPARSE_CLAIM}).
    */
   @Override
   Statement prelude(Mode mode) {
-    return mode == Mode.ORDERED_SPARSE ? null : Statements.BEFORE_CLAIM;
+    return mode == Mode.ORDERED_SPARSE ? Statements.BEFORE_SPARSE_CLAIM : Statements.BEFORE_CLAIM;
   }
 
   @Override

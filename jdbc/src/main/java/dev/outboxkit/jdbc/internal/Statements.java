@@ -298,6 +298,10 @@ final class Statements {
   public static final Statement BEFORE_CLAIM =
       Statement.claimOptional(EnumSet.of(RETURNING), "beforeClaim");
 
+  /** Plan settings for the sparse ordered claim, local to the transaction. */
+  public static final Statement BEFORE_SPARSE_CLAIM =
+      Statement.claimOptional(EnumSet.of(RETURNING), "beforeSparseClaim");
+
   // SKIP_LOCKED: a plain read, a locking read that skips, an update.
 
   /** Locks up to limit claimable rows. */
@@ -421,6 +425,7 @@ final class Statements {
           CLAIM_ORDERED_SPARSE,
           CLAIM_FLOOR,
           BEFORE_CLAIM,
+          BEFORE_SPARSE_CLAIM,
           LOCK_UNORDERED,
           LOCK_CANDIDATES,
           ORDERED_CANDIDATES,

@@ -31,6 +31,16 @@ class OrderedClaimChoiceTest {
   }
 
   @Test
+  void a_scanning_claim_measured_first_is_followed_by_the_sparse_one_not_by_another_scan() {
+    OrderedClaimChoice choice = new OrderedClaimChoice();
+    choice.took(
+        false, 10 * MS); // the scanning claim that came back short, before heads were scarce
+    assertThat(choice.sparse()).isTrue();
+    choice.took(true, MS);
+    assertThat(run(choice, 150, MS, 10 * MS)).isEqualTo(150);
+  }
+
+  @Test
   void a_sparse_claim_that_became_expensive_is_left_and_tried_again_at_a_bounded_share() {
     OrderedClaimChoice choice = new OrderedClaimChoice();
     run(choice, 2, MS, 10 * MS); // sparse cheap, as usually
