@@ -1,11 +1,13 @@
 package dev.outboxkit.benchmarks;
 
 import dev.outboxkit.OutboxEvent;
+import dev.outboxkit.OutboxMessage;
 import dev.outboxkit.Transport;
 import dev.outboxkit.jdbc.EventStatus;
 import dev.outboxkit.jdbc.OutboxAdmin;
 import dev.outboxkit.jdbc.OutboxRelay;
 import dev.outboxkit.jdbc.RelayListener;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
@@ -79,6 +81,37 @@ final class BrokerDrain {
               target.name(), drained, published, arrived, events));
     }
     return events / seconds;
+  }
+
+  /**
+   * Events per second the target's transport alone sends and gets confirmed, in batches of the
+   * relay's size, with no database: what the relay's transport costs without the relay.
+   */
+  double transportRate(BrokerTarget target, List<OutboxEvent> events) throws Exception {
+    List<OutboxMessage> messages = new ArrayList<>(events.size());
+    for (OutboxEvent e : events) {
+      messages.add(OutboxMessage.of(e, 1));
+    }
+    String destination = target.newDestination();
+    long failed = 0;
+    double seconds;
+    try (Transport transport = target.transport(destination)) {
+      long start = System.nanoTime();
+      for (int from = 0; from < messages.size(); from += batchSize) {
+        List<OutboxMessage> batch =
+            messages.subList(from, Math.min(messages.size(), from + batchSize));
+        failed += transport.sendBatch(batch).stream().filter(r -> !r.isDelivered()).count();
+      }
+      seconds = (System.nanoTime() - start) / 1e9;
+    }
+    long arrived = target.arrived(destination);
+    if (failed > 0 || arrived < events.size()) {
+      throw new IllegalStateException(
+          String.format(
+              "%s transport round broken: %d not delivered, arrived %d, expected %d",
+              target.name(), failed, arrived, events.size()));
+    }
+    return events.size() / seconds;
   }
 
   /** Events per second the target's raw client sends and gets confirmed. */
