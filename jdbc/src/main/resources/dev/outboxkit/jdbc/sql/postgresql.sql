@@ -116,6 +116,63 @@ SELECT (SELECT min(f.seq) FROM generate_series(-9, 9) AS p(priority)
                               ORDER BY x.priority DESC, x.seq LIMIT 1) f) AS first_due,
        (SELECT COALESCE(max(seq), 0) FROM {table}) AS last_seq
 
+-- The statements that change rows found by seq test the rows' status in a form that
+-- implies no partial index's predicate (PUBLISHED is in none), so that only the primary key can
+-- find the rows. Written with = 'IN_FLIGHT' (or = 'PENDING'), the planner may walk the whole lease
+-- (or claim) index instead, which looks cheap while statistics say it is small; but a held xmin
+-- horizon keeps an entry there for every row version that ever matched: 120 ms an acknowledgement
+-- of 100 rows over 300,000 such entries (317 ms a run's marking), against 0.2 ms by primary key.
+-- name: markClaimed
+UPDATE {table}
+   SET status = 'IN_FLIGHT', lease_owner = :owner, lease_until = {now + :lease}
+ WHERE seq IN (:seqs) AND status IN ('PENDING', 'PUBLISHED') AND status <> 'PUBLISHED'
+
+-- name: markRetry
+UPDATE {table}
+   SET status = 'PENDING', available_at = {now + :delay},
+       attempts = attempts + :charge, uncertain_sends = uncertain_sends + :uncertain,
+       last_error = :error, lease_owner = NULL, lease_until = NULL
+ WHERE seq = :seq AND lease_owner = :owner
+   AND status IN ('IN_FLIGHT', 'PUBLISHED') AND status <> 'PUBLISHED'
+
+-- name: markDead
+UPDATE {table}
+   SET status = 'DEAD', attempts = attempts + 1, last_error = :error,
+       uncertain_sends = uncertain_sends + :uncertain, published_at = {now},
+       lease_owner = NULL, lease_until = NULL
+ WHERE seq = :seq AND lease_owner = :owner
+   AND status IN ('IN_FLIGHT', 'PUBLISHED') AND status <> 'PUBLISHED'
+
+-- name: markPublished
+UPDATE {table}
+   SET status = 'PUBLISHED', published_at = {now}, lease_owner = NULL, lease_until = NULL
+ WHERE seq IN (:seqs) AND lease_owner = :owner
+   AND status IN ('IN_FLIGHT', 'PUBLISHED') AND status <> 'PUBLISHED'
+
+-- name: markExpired
+UPDATE {table}
+   SET status = 'EXPIRED', published_at = {now}, lease_owner = NULL, lease_until = NULL
+ WHERE seq IN (:seqs) AND lease_owner = :owner
+   AND status IN ('IN_FLIGHT', 'PUBLISHED') AND status <> 'PUBLISHED'
+
+-- name: markHeld
+UPDATE {table}
+   SET status = 'PENDING', available_at = {now + :delay}, last_error = :error,
+       lease_owner = NULL, lease_until = NULL
+ WHERE seq IN (:seqs) AND lease_owner = :owner
+   AND status IN ('IN_FLIGHT', 'PUBLISHED') AND status <> 'PUBLISHED'
+
+-- name: release
+UPDATE {table}
+   SET status = 'PENDING', lease_owner = NULL, lease_until = NULL
+ WHERE seq IN (:seqs) AND lease_owner = :owner
+   AND status IN ('IN_FLIGHT', 'PUBLISHED') AND status <> 'PUBLISHED'
+
+-- name: deletePublished
+DELETE FROM {table}
+ WHERE seq IN (:seqs) AND lease_owner = :owner
+   AND status IN ('IN_FLIGHT', 'PUBLISHED') AND status <> 'PUBLISHED'
+
 -- The first statement of every transaction OutboxKit runs on its own connections (relay, admin,
 -- inbox purge), one round trip, each setting transaction-local so the connection goes back to
 -- the pool unchanged. :timeout_ms is the statement timeout in milliseconds, as text.
