@@ -113,6 +113,30 @@ class RelayRobustnessContractTest extends RelayDatabaseTest {
         .contains("lease expired " + OutboxRelay.LEASE_LOSSES_BEFORE_DEAD + " times");
   }
 
+  @Test
+  void a_recovery_of_recent_leases_reads_only_its_window_and_a_full_one_reads_every_lease()
+      throws Exception {
+    OutboxEvent e = append(1, i -> event("a", i)).get(0);
+    assertThat(EngineAccess.claim(ds, "gone@1/1", 10, true, Duration.ofMinutes(1))).isEqualTo(1);
+    expireLeases(); // an hour ago
+    int losses = OutboxRelay.LEASE_LOSSES_BEFORE_DEAD;
+
+    EngineAccess.Reclaimed recent =
+        EngineAccess.reclaimExpiredLeases(ds, losses, Duration.ofMinutes(30));
+    assertThat(recent.pending).as("ran out before the window").isZero();
+    assertThat(row(e.id())).containsEntry("status", "IN_FLIGHT");
+    assertThat(EngineAccess.reclaimExpiredLeases(ds, losses, Duration.ofHours(2)).pending)
+        .isEqualTo(1);
+
+    // Quarantine (one more loss is the limit here) reads the same window.
+    assertThat(EngineAccess.claim(ds, "gone@2/1", 10, true, Duration.ofMinutes(1))).isEqualTo(1);
+    expireLeases();
+    assertThat(EngineAccess.reclaimExpiredLeases(ds, 2, Duration.ofMinutes(30)).dead).isZero();
+    assertThat(row(e.id())).containsEntry("status", "IN_FLIGHT");
+    assertThat(EngineAccess.reclaimExpiredLeases(ds, 2, Duration.ZERO).dead).isEqualTo(1);
+    assertThat(row(e.id())).containsEntry("status", "DEAD").containsEntry("lease_losses", 2);
+  }
+
   // --------------------------------------------------------------- Throwable discipline
 
   @Test

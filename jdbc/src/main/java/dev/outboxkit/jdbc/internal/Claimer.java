@@ -27,6 +27,7 @@ final class Claimer {
   private final AtomicLong batches = new AtomicLong();
   private final Duration reclaimEvery;
   private volatile Instant lastReclaim;
+  private final RecoveryWindow recoveryWindow;
 
   /**
    * Set when the last ordered claim came back short, i.e. its scan found fewer claimable heads than
@@ -52,6 +53,7 @@ final class Claimer {
     this.maxWaitBeforeSend = settings.leaseDuration.minus(settings.sendTimeout).dividedBy(2);
     Duration half = settings.leaseDuration.dividedBy(2);
     this.reclaimEvery = half.compareTo(Duration.ofSeconds(5)) < 0 ? half : Duration.ofSeconds(5);
+    this.recoveryWindow = new RecoveryWindow(settings.leaseDuration);
   }
 
   /** {@return a new claim's lease owner: the relay's owner and a batch number} */
@@ -165,13 +167,18 @@ final class Claimer {
 
   /**
    * Hands rows whose lease ran out back to PENDING (or DEAD after too many losses), at most every
-   * half lease and at least every 5 s: they become claimable again.
+   * half lease and at least every 5 s: they become claimable again. Each reads the leases that ran
+   * out since the one before ({@link RecoveryWindow}), every expired lease once a lease.
    */
   void recoverLeasesIfDue() throws SQLException {
     Instant now = settings.clock.instant();
     if (lastReclaim == null || !now.isBefore(lastReclaim.plus(reclaimEvery))) {
       lastReclaim = now;
-      RelayStore.Reclaimed reclaimed = store.reclaimExpiredLeases(settings.leaseLossesBeforeDead);
+      long started = System.nanoTime();
+      RelayStore.Reclaimed reclaimed =
+          store.reclaimExpiredLeases(
+              settings.leaseLossesBeforeDead, recoveryWindow.micros(started));
+      recoveryWindow.recovered(started, reclaimed.everyLease);
       if (reclaimed.pending > 0) {
         log.warn(
             "[{}] recovered {} events whose lease expired (a relay died or stalled mid-batch);"

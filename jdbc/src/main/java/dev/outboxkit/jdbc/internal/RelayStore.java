@@ -197,9 +197,13 @@ final class RelayStore {
     /** Rows quarantined as DEAD for losing too many leases. */
     public final int dead;
 
-    Reclaimed(int pending, int dead) {
+    /** Whether every expired lease was read, not only those of the window asked for. */
+    public final boolean everyLease;
+
+    Reclaimed(int pending, int dead, boolean everyLease) {
       this.pending = pending;
       this.dead = dead;
+      this.everyLease = everyLease;
     }
   }
 
@@ -208,13 +212,26 @@ final class RelayStore {
    * charging an attempt: the relay that held them may have delivered them and stalled before its
    * acknowledgement. The loss is counted apart, and a row that lost {@code maxLosses} leases
    * becomes DEAD instead — most likely it is what kills or hangs the relays that take it.
+   *
+   * @param windowMicros read only the leases that ran out within this many microseconds, where the
+   *     dialect can; 0 for every expired lease
    */
-  public Reclaimed reclaimExpiredLeases(int maxLosses) throws SQLException {
+  public Reclaimed reclaimExpiredLeases(int maxLosses, long windowMicros) throws SQLException {
     return inTransaction(
         c -> {
           OutboxSql s = sql(c);
+          boolean every =
+              windowMicros <= 0
+                  || !s.has(Statements.QUARANTINE_RECENTLY_LOST_LEASES)
+                  || !s.has(Statements.RECLAIM_RECENTLY_EXPIRED_LEASES);
           int dead;
-          try (Query q = Query.prepare(c, s, Statements.QUARANTINE_LOST_LEASES)) {
+          try (Query q =
+              Query.prepare(
+                  c,
+                  s,
+                  every
+                      ? Statements.QUARANTINE_LOST_LEASES
+                      : Statements.QUARANTINE_RECENTLY_LOST_LEASES)) {
             q.setString(
                 "error",
                 "lease expired "
@@ -222,10 +239,22 @@ final class RelayStore {
                     + " times without an outcome: every relay that took it died or stalled while"
                     + " sending it (a message that crashes or hangs the sender?)");
             q.setInt("max_losses", maxLosses);
+            if (!every) {
+              q.setLong("window", windowMicros);
+            }
             dead = q.executeUpdate();
           }
-          try (Query q = Query.prepare(c, s, Statements.RECLAIM_EXPIRED_LEASES)) {
-            return new Reclaimed(q.executeUpdate(), dead);
+          try (Query q =
+              Query.prepare(
+                  c,
+                  s,
+                  every
+                      ? Statements.RECLAIM_EXPIRED_LEASES
+                      : Statements.RECLAIM_RECENTLY_EXPIRED_LEASES)) {
+            if (!every) {
+              q.setLong("window", windowMicros);
+            }
+            return new Reclaimed(q.executeUpdate(), dead, every);
           }
         });
   }

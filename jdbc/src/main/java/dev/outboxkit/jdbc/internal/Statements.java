@@ -89,6 +89,18 @@ final class Statements {
   public static final Statement RECLAIM_EXPIRED_LEASES = Statement.always("reclaimExpiredLeases");
 
   /**
+   * As {@link #QUARANTINE_LOST_LEASES}, for leases that ran out within the last {@code window}
+   * microseconds only; with {@link #RECLAIM_RECENTLY_EXPIRED_LEASES}, lets the relay skip what its
+   * earlier recoveries already read (a dialect without the pair reads every expired lease).
+   */
+  public static final Statement QUARANTINE_RECENTLY_LOST_LEASES =
+      Statement.optional("quarantineRecentlyLostLeases", "error", "max_losses", "window");
+
+  /** As {@link #RECLAIM_EXPIRED_LEASES}, for leases that ran out within the last {@code window}. */
+  public static final Statement RECLAIM_RECENTLY_EXPIRED_LEASES =
+      Statement.optional("reclaimRecentlyExpiredLeases", "window");
+
+  /**
    * One aggregate's PENDING events after its head, up to the first IN_FLIGHT or DEAD one, in seq
    * order; one part of a {@code UNION ALL}, so written in parentheses.
    */
@@ -390,6 +402,8 @@ final class Statements {
           MARK_HELD,
           QUARANTINE_LOST_LEASES,
           RECLAIM_EXPIRED_LEASES,
+          QUARANTINE_RECENTLY_LOST_LEASES,
+          RECLAIM_RECENTLY_EXPIRED_LEASES,
           RUN_SUCCESSORS,
           COUNT_STATUS,
           COUNT_BY_STATUS,

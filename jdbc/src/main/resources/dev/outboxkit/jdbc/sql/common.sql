@@ -184,6 +184,23 @@ UPDATE {table}
        lease_losses = lease_losses + 1
  WHERE status = 'IN_FLIGHT' AND lease_until <= {now}
 
+-- The same for leases that ran out within the last :window microseconds: the relay reads only
+-- what its recovery before did not (and every expired lease now and then), so its recoveries do
+-- not grow with the lease index, which a long transaction elsewhere fills with entries of rows
+-- long finished.
+-- name: quarantineRecentlyLostLeases
+UPDATE {table}
+   SET status = 'DEAD', last_error = :error, published_at = {now}, lease_owner = NULL,
+       lease_until = NULL, lease_losses = lease_losses + 1
+ WHERE status = 'IN_FLIGHT' AND lease_until <= {now} AND lease_until > {now - :window}
+   AND lease_losses + 1 >= :max_losses
+
+-- name: reclaimRecentlyExpiredLeases
+UPDATE {table}
+   SET status = 'PENDING', lease_owner = NULL, lease_until = NULL,
+       lease_losses = lease_losses + 1
+ WHERE status = 'IN_FLIGHT' AND lease_until <= {now} AND lease_until > {now - :window}
+
 -- name: markPublished
 UPDATE {table}
    SET status = 'PUBLISHED', published_at = {now}, lease_owner = NULL, lease_until = NULL

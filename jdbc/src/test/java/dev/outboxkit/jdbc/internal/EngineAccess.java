@@ -67,7 +67,13 @@ public final class EngineAccess {
 
   /** Hands IN_FLIGHT rows whose lease ran out back to PENDING, as every relay does now and then. */
   public static Reclaimed reclaimExpiredLeases(DataSource ds, int maxLosses) throws SQLException {
-    return new Reclaimed(store(ds, null).reclaimExpiredLeases(maxLosses));
+    return reclaimExpiredLeases(ds, maxLosses, Duration.ZERO);
+  }
+
+  /** As {@link #reclaimExpiredLeases(DataSource, int)}, only leases that ran out within window. */
+  public static Reclaimed reclaimExpiredLeases(DataSource ds, int maxLosses, Duration window)
+      throws SQLException {
+    return new Reclaimed(store(ds, null).reclaimExpiredLeases(maxLosses, Micros.of(window)));
   }
 
   /** {@return the event columns the claim statements return, as EventRows reads them} */

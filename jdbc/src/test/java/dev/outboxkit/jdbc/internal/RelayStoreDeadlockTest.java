@@ -31,14 +31,14 @@ class RelayStoreDeadlockTest {
     store =
         new RelayStore(
             ds, TableName.of("outbox_event"), Dialect.H2.preset(), Duration.ofSeconds(10));
-    store.reclaimExpiredLeases(5); // learns the dialect
+    store.reclaimExpiredLeases(5, 0); // learns the dialect
   }
 
   @Test
   void a_transaction_chosen_as_deadlock_victim_runs_again() throws SQLException {
     ds.failNext(DEADLOCK_ATTEMPTS_MINUS_ONE, "40001");
 
-    assertThat(store.reclaimExpiredLeases(5).pending).isZero();
+    assertThat(store.reclaimExpiredLeases(5, 0).pending).isZero();
     assertThat(ds.calls.get()).isEqualTo(RelayStore.DEADLOCK_ATTEMPTS);
   }
 
@@ -51,12 +51,12 @@ class RelayStoreDeadlockTest {
     RelayStore pgLike =
         new RelayStore(ds, TableName.of("outbox_event"), vendor, Duration.ofSeconds(10));
     ds.failNext(1, "40P01");
-    assertThat(pgLike.reclaimExpiredLeases(5).pending).isZero();
+    assertThat(pgLike.reclaimExpiredLeases(5, 0).pending).isZero();
     assertThat(ds.calls.get()).isEqualTo(2);
 
     // The preset knows no such state: the failure goes up at once.
     ds.failNext(1, "40P01");
-    assertThatThrownBy(() -> store.reclaimExpiredLeases(5)).isInstanceOf(SQLException.class);
+    assertThatThrownBy(() -> store.reclaimExpiredLeases(5, 0)).isInstanceOf(SQLException.class);
     assertThat(ds.calls.get()).isEqualTo(1);
   }
 
@@ -72,7 +72,7 @@ class RelayStoreDeadlockTest {
         new RelayStore(ds, TableName.of("outbox_event"), mysqlLike, Duration.ofSeconds(10));
     ds.failNext(1, "40001", 1205);
 
-    assertThatThrownBy(() -> store.reclaimExpiredLeases(5)).isInstanceOf(SQLException.class);
+    assertThatThrownBy(() -> store.reclaimExpiredLeases(5, 0)).isInstanceOf(SQLException.class);
     assertThat(ds.calls.get()).isEqualTo(1);
   }
 
@@ -80,7 +80,7 @@ class RelayStoreDeadlockTest {
   void deadlocks_beyond_the_attempts_go_up() {
     ds.failNext(RelayStore.DEADLOCK_ATTEMPTS, "40001");
 
-    assertThatThrownBy(() -> store.reclaimExpiredLeases(5))
+    assertThatThrownBy(() -> store.reclaimExpiredLeases(5, 0))
         .isInstanceOf(SQLException.class)
         .extracting(e -> ((SQLException) e).getSQLState())
         .isEqualTo("40001");
@@ -91,7 +91,7 @@ class RelayStoreDeadlockTest {
   void other_failures_go_up_at_once() {
     ds.failNext(1, "08006");
 
-    assertThatThrownBy(() -> store.reclaimExpiredLeases(5)).isInstanceOf(SQLException.class);
+    assertThatThrownBy(() -> store.reclaimExpiredLeases(5, 0)).isInstanceOf(SQLException.class);
     assertThat(ds.calls.get()).isEqualTo(1);
   }
 
