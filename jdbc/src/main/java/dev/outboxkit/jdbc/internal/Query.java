@@ -93,6 +93,11 @@ final class Query implements AutoCloseable {
     return rendered.positions(name);
   }
 
+  /** {@return whether the dialect's text takes this parameter (one it may omit, if not)} */
+  public boolean takes(String name) {
+    return at(name).length > 0;
+  }
+
   public Query setLong(String name, long value) throws SQLException {
     for (int i : at(name)) {
       ps.setLong(offset + i, value);

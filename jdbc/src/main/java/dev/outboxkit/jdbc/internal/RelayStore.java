@@ -214,24 +214,16 @@ final class RelayStore {
    * becomes DEAD instead — most likely it is what kills or hangs the relays that take it.
    *
    * @param windowMicros read only the leases that ran out within this many microseconds, where the
-   *     dialect can; 0 for every expired lease
+   *     dialect's statements take a window; 0 for every expired lease
    */
   public Reclaimed reclaimExpiredLeases(int maxLosses, long windowMicros) throws SQLException {
+    long window = windowMicros > 0 ? windowMicros : RecoveryWindow.EVERY_LEASE_MICROS;
     return inTransaction(
         c -> {
           OutboxSql s = sql(c);
-          boolean every =
-              windowMicros <= 0
-                  || !s.has(Statements.QUARANTINE_RECENTLY_LOST_LEASES)
-                  || !s.has(Statements.RECLAIM_RECENTLY_EXPIRED_LEASES);
           int dead;
-          try (Query q =
-              Query.prepare(
-                  c,
-                  s,
-                  every
-                      ? Statements.QUARANTINE_LOST_LEASES
-                      : Statements.QUARANTINE_RECENTLY_LOST_LEASES)) {
+          boolean windowed; // whether either statement read only the window
+          try (Query q = Query.prepare(c, s, Statements.QUARANTINE_LOST_LEASES)) {
             q.setString(
                 "error",
                 "lease expired "
@@ -239,22 +231,13 @@ final class RelayStore {
                     + " times without an outcome: every relay that took it died or stalled while"
                     + " sending it (a message that crashes or hangs the sender?)");
             q.setInt("max_losses", maxLosses);
-            if (!every) {
-              q.setLong("window", windowMicros);
-            }
-            dead = q.executeUpdate();
+            windowed = q.takes("window");
+            dead = q.setLong("window", window).executeUpdate();
           }
-          try (Query q =
-              Query.prepare(
-                  c,
-                  s,
-                  every
-                      ? Statements.RECLAIM_EXPIRED_LEASES
-                      : Statements.RECLAIM_RECENTLY_EXPIRED_LEASES)) {
-            if (!every) {
-              q.setLong("window", windowMicros);
-            }
-            return new Reclaimed(q.executeUpdate(), dead, every);
+          try (Query q = Query.prepare(c, s, Statements.RECLAIM_EXPIRED_LEASES)) {
+            windowed |= q.takes("window");
+            int pending = q.setLong("window", window).executeUpdate();
+            return new Reclaimed(pending, dead, windowMicros <= 0 || !windowed);
           }
         });
   }

@@ -83,22 +83,15 @@ final class Statements {
 
   /** IN_FLIGHT rows whose lease ran out and that lost max_losses leases become DEAD. */
   public static final Statement QUARANTINE_LOST_LEASES =
-      Statement.always("quarantineLostLeases", "error", "max_losses");
-
-  /** IN_FLIGHT rows whose lease ran out go back to PENDING, the loss counted. */
-  public static final Statement RECLAIM_EXPIRED_LEASES = Statement.always("reclaimExpiredLeases");
+      Statement.always("quarantineLostLeases", "error", "max_losses", "window").mayOmit("window");
 
   /**
-   * As {@link #QUARANTINE_LOST_LEASES}, for leases that ran out within the last {@code window}
-   * microseconds only; with {@link #RECLAIM_RECENTLY_EXPIRED_LEASES}, lets the relay skip what its
-   * earlier recoveries already read (a dialect without the pair reads every expired lease).
+   * IN_FLIGHT rows whose lease ran out go back to PENDING, the loss counted; both lease statements
+   * read only the leases that ran out within the last {@code window} microseconds, where the
+   * dialect's text takes it ({@link RecoveryWindow}).
    */
-  public static final Statement QUARANTINE_RECENTLY_LOST_LEASES =
-      Statement.optional("quarantineRecentlyLostLeases", "error", "max_losses", "window");
-
-  /** As {@link #RECLAIM_EXPIRED_LEASES}, for leases that ran out within the last {@code window}. */
-  public static final Statement RECLAIM_RECENTLY_EXPIRED_LEASES =
-      Statement.optional("reclaimRecentlyExpiredLeases", "window");
+  public static final Statement RECLAIM_EXPIRED_LEASES =
+      Statement.always("reclaimExpiredLeases", "window").mayOmit("window");
 
   /**
    * One aggregate's PENDING events after its head, up to the first IN_FLIGHT or DEAD one, in seq
@@ -402,8 +395,6 @@ final class Statements {
           MARK_HELD,
           QUARANTINE_LOST_LEASES,
           RECLAIM_EXPIRED_LEASES,
-          QUARANTINE_RECENTLY_LOST_LEASES,
-          RECLAIM_RECENTLY_EXPIRED_LEASES,
           RUN_SUCCESSORS,
           COUNT_STATUS,
           COUNT_BY_STATUS,

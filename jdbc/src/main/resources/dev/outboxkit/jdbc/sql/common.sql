@@ -169,33 +169,21 @@ SELECT seq, id, aggregate_type, aggregate_id, event_type, attempts, uncertain_se
 -- name: discardDead
 DELETE FROM {table} WHERE id = :id AND status = 'DEAD'
 
+-- Both lease statements read only the leases that ran out within the last :window microseconds
+-- (the relay's recoveries read what the one before did not, and every lease now and then with a
+-- window of a century), so that they do not grow with the lease index, which a long transaction
+-- elsewhere fills with entries of rows long finished. A dialect may leave the window out.
 -- An event whose lease ran out so often that it is the likely reason the relays holding it
 -- died (a poison message that crashes or hangs the sender) is quarantined, not claimed again.
 -- name: quarantineLostLeases
 UPDATE {table}
    SET status = 'DEAD', last_error = :error, published_at = {now}, lease_owner = NULL,
        lease_until = NULL, lease_losses = lease_losses + 1
- WHERE status = 'IN_FLIGHT' AND lease_until <= {now} AND lease_losses + 1 >= :max_losses
-
--- A lost lease is not the event's failure: attempts stay as they were, the loss is counted apart.
--- name: reclaimExpiredLeases
-UPDATE {table}
-   SET status = 'PENDING', lease_owner = NULL, lease_until = NULL,
-       lease_losses = lease_losses + 1
- WHERE status = 'IN_FLIGHT' AND lease_until <= {now}
-
--- The same for leases that ran out within the last :window microseconds: the relay reads only
--- what its recovery before did not (and every expired lease now and then), so its recoveries do
--- not grow with the lease index, which a long transaction elsewhere fills with entries of rows
--- long finished.
--- name: quarantineRecentlyLostLeases
-UPDATE {table}
-   SET status = 'DEAD', last_error = :error, published_at = {now}, lease_owner = NULL,
-       lease_until = NULL, lease_losses = lease_losses + 1
  WHERE status = 'IN_FLIGHT' AND lease_until <= {now} AND lease_until > {now - :window}
    AND lease_losses + 1 >= :max_losses
 
--- name: reclaimRecentlyExpiredLeases
+-- A lost lease is not the event's failure: attempts stay as they were, the loss is counted apart.
+-- name: reclaimExpiredLeases
 UPDATE {table}
    SET status = 'PENDING', lease_owner = NULL, lease_until = NULL,
        lease_losses = lease_losses + 1
